@@ -1,0 +1,149 @@
+// buildApp(config) -> a ready Fastify instance (no listen; tests and main.ts call listen).
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { registerApi } from './api/v4/index.js';
+import { bootstrap } from './bootstrap.js';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { createDatabase, ping, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrations/index.js';
+import { ApiError, OAuthError } from './http/errors.js';
+import { parseNested } from './http/params.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { extraModules } from './modules.js';
+
+export interface BuildOptions {
+  /** Use this database instead of opening one from the config (tests). */
+  database?: Database;
+  /** Fastify logger setting; defaults to the configured level. */
+  logger?: boolean | object;
+}
+
+const SECRET_PARAMS = /([?&](?:private_token|access_token|token|client_secret|code|refresh_token|device_code|password)=)[^&]*/gi;
+
+/** Request log lines never carry secrets from the query string. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, '$1[FILTERED]');
+}
+
+function isApiPath(url: string): boolean {
+  return url.startsWith('/api/');
+}
+
+function sendApiError(err: ApiError, reply: FastifyReply): FastifyReply {
+  reply.code(err.status).headers(err.headers);
+  if (typeof err.body === 'string') return reply.type('text/plain; charset=utf-8').send(err.body);
+  return reply.type('application/json').send(JSON.stringify(err.body));
+}
+
+function errorHandler(this: FastifyInstance, err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof ApiError) return sendApiError(err, reply);
+  if (err instanceof OAuthError) {
+    reply.code(err.status).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...err.headers });
+    return reply.type('application/json').send(JSON.stringify({ error: err.error, error_description: err.description }));
+  }
+  const e = err as { statusCode?: number; code?: string; message?: string };
+  const status = e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
+  if (status === 500) {
+    req.log.error({ err }, 'unhandled error');
+    return sendApiError(new ApiError(500, { message: '500 Internal Server Error' }), reply);
+  }
+  if (status === 413) return sendApiError(new ApiError(413, { message: '413 Request Entity Too Large' }), reply);
+  if (status === 415) return sendApiError(new ApiError(415, { message: '415 Unsupported Media Type' }), reply);
+  if (status === 404) return sendApiError(new ApiError(404, { error: '404 Not Found' }), reply);
+  // Body parse failures and other client errors, worded as Grape does.
+  const detail = (e.message ?? 'Bad request').replace(/^Body is not valid JSON but content-type is set to 'application\/json'/, 'Invalid JSON body');
+  return sendApiError(new ApiError(status, { error: status === 400 ? `400 Bad request - ${detail}`.slice(0, 500) : detail }), reply);
+}
+
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance & { lw: AppContext }> {
+  const database = opts.database ?? createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const reposDir = join(config.dataDir, 'repositories');
+  mkdirSync(reposDir, { recursive: true });
+
+  const app = Fastify({
+    logger: opts.logger ?? {
+      level: config.logLevel,
+      serializers: {
+        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      },
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: 50 * 1024 * 1024,
+    // Long URL-encoded ids must reach the router; the 414 check below bounds the query string.
+    routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: false, querystringParser: (s: string) => parseNested(s) },
+    serverFactory: (handler: Parameters<typeof createServer>[1]) => createServer({ maxHeaderSize: 256 * 1024 }, handler),
+    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),
+  } as never) as unknown as FastifyInstance;
+
+  const rateLimiter = createRateLimiter(config.rateLimit, config.redisUrl);
+  const ctx: AppContext = { config, database, db: database.db, rateLimiter, reposDir, log: app.log, onClose: [] };
+  app.decorate('lw', ctx);
+
+  // Form bodies are parsed like query strings (Rack's nested forms).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseNested(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 20 * 1024 * 1024 } });
+  await app.register(cookie);
+
+  app.addHook('onRequest', async function guardQueryLength(req, reply) {
+    const q = req.url.indexOf('?');
+    if (q >= 0 && req.url.length - q - 1 > config.maxQueryLength) {
+      reply.code(414).type('application/json').send(JSON.stringify({ message: '414 Request-URI Too Large' }));
+      return reply;
+    }
+  });
+
+  // Exactly `application/json` on every JSON response (python-gitlab and gitbeaker compare it).
+  app.addHook('onSend', async function exactJsonType(req, reply, payload) {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json') && type !== 'application/json') {
+      reply.header('content-type', 'application/json');
+    }
+    if (isApiPath(req.url)) {
+      reply.header('X-Frame-Options', 'SAMEORIGIN');
+      reply.header('X-Content-Type-Options', 'nosniff');
+      reply.header('Cache-Control', reply.getHeader('cache-control') ?? 'max-age=0, private, must-revalidate');
+    }
+    return payload;
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(function notFoundRoute(req, reply) {
+    if (req.url.startsWith('/api/v3/')) {
+      return sendApiError(new ApiError(410, { error: 'API V3 is no longer supported. Use API V4 instead.' }), reply);
+    }
+    return sendApiError(new ApiError(404, { error: '404 Not Found' }), reply);
+  });
+
+  // GET /-/health, /-/liveness, /-/readiness
+  app.get('/-/health', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('GitLab OK'));
+  app.get('/-/liveness', async () => ({ status: 'ok' }));
+  app.get('/-/readiness', async (_req, reply) => {
+    const ok = await ping(database);
+    reply.code(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'failed', master_check: [{ status: ok ? 'ok' : 'failed' }], db_check: [{ status: ok ? 'ok' : 'failed' }] };
+  });
+
+  await registerApi(app);
+  for (const mod of extraModules) await mod(app);
+
+  app.addHook('onClose', async () => {
+    for (const fn of ctx.onClose) await fn();
+    await rateLimiter.close();
+    if (!opts.database) await database.close();
+  });
+
+  await migrateToLatest(database);
+  await bootstrap(ctx);
+  return app as FastifyInstance & { lw: AppContext };
+}

@@ -1,0 +1,19 @@
+// The services every route and service function share, built once per app.
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { DB } from './db/types.js';
+import type { RateLimiter } from './http/rate-limit.js';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  rateLimiter: RateLimiter;
+  /** Directory holding one bare repository per project. */
+  reposDir: string;
+  log: FastifyBaseLogger;
+  /** Start-up tasks and shutdown hooks modules register (reconcilers, timers). */
+  onClose: Array<() => Promise<void> | void>;
+}

@@ -1,0 +1,90 @@
+// Kysely set-up for both dialects: one query code path, two drivers.
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { join } from 'node:path';
+import type { DB } from './types.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /**
+   * Runs fn in a write transaction: BEGIN IMMEDIATE on SQLite (the write lock is taken before the
+   * first read, so read-then-write never fails half way), an ordinary transaction on PostgreSQL
+   * (callers lock the rows they read with `forUpdate`).
+   */
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  /** Adds FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers. */
+  forUpdate<QB extends { forUpdate(): QB }>(qb: QB): QB;
+  close(): Promise<void>;
+}
+
+// pg returns int8 (count(*), sum) as strings; our values fit in a double.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+pg.types.setTypeParser(1700, (v: string) => Number(v));
+
+/** SQLite dialect whose transactions start with BEGIN IMMEDIATE. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver() {
+    const driver = super.createDriver();
+    driver.beginTransaction = async function beginImmediate(connection) {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
+}
+
+export function openSqlite(file: string): BetterSqlite3.Database {
+  const raw = new BetterSqlite3(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('busy_timeout = 10000');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('cache_size = -32000');
+  return raw;
+}
+
+export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string }): Database {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      transaction: (fn) => db.transaction().execute(fn),
+      forUpdate: (qb) => qb.forUpdate(),
+      close: () => db.destroy(),
+    };
+  }
+  const raw = openSqlite(opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3'));
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: raw }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    transaction: (fn) => db.transaction().execute(fn),
+    forUpdate: (qb) => qb,
+    close: () => db.destroy(),
+  };
+}
+
+/** True when the database answers; used by /-/readiness. */
+export async function ping(database: Database): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(database.db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Current time as stored: ISO 8601 UTC with milliseconds (sorts as text on both dialects). */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** SQL booleans are stored as 0/1 integers on both dialects. */
+export function toBool(v: number | boolean | null | undefined): boolean {
+  return v === 1 || v === true;
+}

@@ -1,0 +1,28 @@
+// The ordered list of migrations. Append only; never edit one that has shipped.
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Database } from '../database.js';
+import { foundation } from './0001-foundation.js';
+import type { LabwrightMigration } from './helpers.js';
+
+export const migrations: LabwrightMigration[] = [foundation];
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly database: Database) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const m of migrations) {
+      out[m.name] = { up: (db) => m.up({ db, dialect: this.database.dialect }) };
+    }
+    return out;
+  }
+}
+
+/** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
+export async function migrateToLatest(database: Database): Promise<void> {
+  const migrator = new Migrator({ db: database.db, provider: new StaticProvider(database) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}

@@ -1,0 +1,38 @@
+// SQL for users. Explicit column lists; every other module reads users through here.
+import type { Kysely, Selectable } from 'kysely';
+import type { DB } from '../types.js';
+import type { UsersTable } from '../tables/core.js';
+
+export type UserRow = Selectable<UsersTable>;
+
+export function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findUserByUsername(db: Kysely<DB>, username: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+/** Loads many users in one query (for presenting lists without a query per item). */
+export async function findUsersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
+  const unique = [...new Set(ids.filter((x) => x != null))];
+  const map = new Map<number, UserRow>();
+  if (unique.length === 0) return map;
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db.selectFrom('users').selectAll().where('id', 'in', unique.slice(i, i + 500)).execute();
+    for (const r of rows) map.set(r.id, r);
+  }
+  return map;
+}

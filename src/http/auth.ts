@@ -1,0 +1,202 @@
+// Authentication of API requests (spec document 1 §5): where tokens are looked for, what makes
+// them valid, which scopes a route accepts, and sudo.
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
+import { tokenDigest } from '../services/secrets.js';
+import { ApiError, apiError, badRequest, forbidden, notFound, unauthorized } from './errors.js';
+import type { Params } from './params.js';
+
+export type TokenKind = 'personal' | 'oauth';
+
+export interface AuthToken {
+  kind: TokenKind;
+  id: number;
+  scopes: string[];
+  applicationId: number | null;
+  /** The user the token belongs to (before sudo). */
+  userId: number;
+}
+
+export interface Auth {
+  /** The acting user: the token's owner, or the sudo target. */
+  user: UserRow | null;
+  token: AuthToken | null;
+  /** Set when the request acts as another user through sudo. */
+  sudoFrom: UserRow | null;
+}
+
+export const ANONYMOUS: Auth = Object.freeze({ user: null, token: null, sudoFrom: null });
+
+/** Where a token was found; two places at once is refused (spec §5 rule 2). */
+interface FoundToken {
+  value: string;
+  /** 'private' tokens are PATs only; 'bearer' tokens may be OAuth or PAT. */
+  kind: 'private' | 'bearer';
+}
+
+function headerValue(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function findToken(req: FastifyRequest, params: Params): FoundToken | null {
+  const found: FoundToken[] = [];
+  const privateHeader = headerValue(req, 'private-token');
+  if (privateHeader) found.push({ value: privateHeader.trim(), kind: 'private' });
+  const authz = headerValue(req, 'authorization');
+  if (authz) {
+    const m = /^bearer\s+(.+)$/i.exec(authz.trim());
+    if (m) found.push({ value: m[1].trim(), kind: 'bearer' });
+  }
+  for (const [name, kind] of [['private_token', 'private'], ['access_token', 'bearer']] as const) {
+    const v = params.raw[name];
+    if (typeof v === 'string' && v !== '') found.push({ value: v, kind });
+    else if (v !== undefined && v !== null && v !== '') throw apiError(401, '401 Unauthorized');
+  }
+  if (found.length === 0) return null;
+  if (found.length > 1) throw badRequest('token given in more than one place; send it once');
+  return found[0];
+}
+
+function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+function parseScopes(s: string): string[] {
+  if (s.startsWith('[')) return JSON.parse(s) as string[];
+  return s.split(/\s+/).filter(Boolean);
+}
+
+/** Tokens' last_used_at is written at most once per interval per process, never on every request. */
+const LAST_USED_INTERVAL_MS = 10 * 60 * 1000;
+const lastUsedWrites = new Map<string, number>();
+
+function noteUsed(ctx: AppContext, kind: TokenKind, id: number, lastUsedAt: string | null): void {
+  const key = `${kind}:${id}`;
+  const now = Date.now();
+  const stored = lastUsedAt ? Date.parse(lastUsedAt) : 0;
+  if (now - stored < LAST_USED_INTERVAL_MS) return;
+  if (now - (lastUsedWrites.get(key) ?? 0) < LAST_USED_INTERVAL_MS) return;
+  lastUsedWrites.set(key, now);
+  if (lastUsedWrites.size > 100_000) lastUsedWrites.clear();
+  const iso = new Date(now).toISOString();
+  const table = kind === 'personal' ? 'personal_access_tokens' : 'oauth_access_tokens';
+  ctx.db
+    .updateTable(table)
+    .set({ last_used_at: iso })
+    .where('id', '=', id)
+    .execute()
+    .catch((err) => ctx.log.warn({ err }, 'could not record token use'));
+}
+
+const INVALID = () => unauthorized();
+
+/** Validates a personal (or group/project access) token; returns its owner. */
+async function personalToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
+  const row = await ctx.db
+    .selectFrom('personal_access_tokens')
+    .select(['id', 'user_id', 'scopes', 'revoked', 'expires_at', 'last_used_at'])
+    .where('token_digest', '=', digest)
+    .executeTakeFirst();
+  if (!row) return null;
+  if (row.revoked) throw INVALID();
+  if (row.expires_at && row.expires_at <= todayUtc()) throw INVALID();
+  const user = await findUserById(ctx.db, row.user_id);
+  if (!user || user.state !== 'active') throw INVALID();
+  noteUsed(ctx, 'personal', row.id, row.last_used_at);
+  return {
+    token: { kind: 'personal', id: row.id, scopes: parseScopes(row.scopes), applicationId: null, userId: user.id },
+    user,
+  };
+}
+
+/** Validates an OAuth access token (expiry from created_at + expires_in). */
+export async function oauthToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
+  const row = await ctx.db
+    .selectFrom('oauth_access_tokens')
+    .select(['id', 'resource_owner_id', 'application_id', 'scopes', 'expires_in', 'created_at', 'revoked_at', 'last_used_at'])
+    .where('token_digest', '=', digest)
+    .executeTakeFirst();
+  if (!row) return null;
+  const www = { 'WWW-Authenticate': 'Bearer realm="Labwright", error="invalid_token"' };
+  if (row.revoked_at) throw new ApiError(401, { message: '401 Unauthorized' }, www);
+  if (row.expires_in != null && Date.parse(row.created_at) + row.expires_in * 1000 <= Date.now()) {
+    throw new ApiError(401, { message: '401 Unauthorized' }, www);
+  }
+  const user = await findUserById(ctx.db, row.resource_owner_id);
+  if (!user || user.state !== 'active') throw INVALID();
+  noteUsed(ctx, 'oauth', row.id, row.last_used_at);
+  return {
+    token: { kind: 'oauth', id: row.id, scopes: parseScopes(row.scopes), applicationId: row.application_id, userId: user.id },
+    user,
+  };
+}
+
+/** Resolves a raw token value of either kind (used by the API and by git over HTTP). */
+export async function resolveToken(
+  ctx: AppContext,
+  value: string,
+  kind: 'private' | 'bearer',
+): Promise<{ token: AuthToken; user: UserRow } | null> {
+  const digest = tokenDigest(ctx.config.secret, value);
+  if (kind === 'bearer') {
+    const oauth = await oauthToken(ctx, digest);
+    if (oauth) return oauth;
+  }
+  return personalToken(ctx, digest);
+}
+
+export interface ScopeRule {
+  /** Scopes that grant access to this route besides `api` (and `read_api` on GET/HEAD). */
+  extraScopes?: string[];
+}
+
+/** Scope check: `api` always; `read_api` for GET/HEAD; a route's extra scopes (e.g. read_user). */
+export function checkScopes(token: AuthToken, method: string, rule: ScopeRule | undefined): void {
+  const allowed = ['api'];
+  if (method === 'GET' || method === 'HEAD') allowed.push('read_api');
+  if (rule?.extraScopes) allowed.push(...rule.extraScopes);
+  if (token.scopes.some((s) => allowed.includes(s))) return;
+  throw new ApiError(403, {
+    error: 'insufficient_scope',
+    error_description: 'The request requires higher privileges than provided by the access token.',
+    scope: allowed.join(' '),
+  });
+}
+
+async function applySudo(ctx: AppContext, req: FastifyRequest, params: Params, auth: Auth): Promise<Auth> {
+  const header = headerValue(req, 'sudo');
+  const raw = header ?? (params.has('sudo') ? String(params.raw.sudo) : undefined);
+  if (raw === undefined || raw === '') return auth;
+  if (!auth.user?.is_admin) throw forbidden('Must be admin to use sudo');
+  if (!auth.token) throw forbidden('Must be authenticated using an OAuth or personal access token to use sudo');
+  if (!auth.token.scopes.includes('sudo')) {
+    throw new ApiError(403, {
+      error: 'insufficient_scope',
+      error_description: 'The request requires higher privileges than provided by the access token.',
+      scope: 'sudo',
+    });
+  }
+  const target = /^\d+$/.test(raw) ? await findUserById(ctx.db, Number(raw)) : await findUserByUsername(ctx.db, raw);
+  if (!target) throw notFound(`User with ID or username '${raw}'`);
+  return { user: target, token: auth.token, sudoFrom: auth.user };
+}
+
+/**
+ * Authenticates an API request. An invalid token fails the request even on public routes, as
+ * GitLab does; no token means anonymous.
+ */
+export async function authenticate(
+  ctx: AppContext,
+  req: FastifyRequest,
+  params: Params,
+  rule: ScopeRule | undefined,
+): Promise<Auth> {
+  const found = findToken(req, params);
+  if (!found) return ANONYMOUS;
+  const resolved = await resolveToken(ctx, found.value, found.kind);
+  if (!resolved) throw INVALID();
+  checkScopes(resolved.token, req.method, rule);
+  return applySudo(ctx, req, params, { user: resolved.user, token: resolved.token, sudoFrom: null });
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// CLI: labwright serve | migrate | user create | token create
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { createDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrations/index.js';
+import { findUserByUsername } from './db/repositories/users.js';
+import { createPersonalAccessToken, validateScopes } from './services/personal-access-tokens.js';
+import { createUser } from './services/users.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import type { AppContext } from './context.js';
+import { join } from 'node:path';
+
+const USAGE = `usage:
+  labwright serve                      start the server (default)
+  labwright migrate                    bring the database schema up to date
+  labwright user create --username U --email E [--name N] [--password P] [--admin]
+  labwright token create --user U --scopes api,read_user [--name N] [--expires-at YYYY-MM-DD]`;
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const app = await buildApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  const stop = async () => {
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+/** A context without HTTP for CLI commands. */
+async function cliContext(): Promise<AppContext> {
+  const config = loadConfig();
+  const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(database);
+  const log = { info() {}, warn() {}, error() {}, debug() {}, fatal() {}, trace() {}, child() { return log; }, level: 'silent', silent() {} };
+  return {
+    config,
+    database,
+    db: database.db,
+    rateLimiter: createRateLimiter(config.rateLimit, null),
+    reposDir: join(config.dataDir, 'repositories'),
+    log: log as never,
+    onClose: [],
+  };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [cmd = 'serve', sub, ...rest] = argv;
+  if (cmd === 'serve') return serve();
+  if (cmd === 'migrate') {
+    const ctx = await cliContext();
+    await ctx.database.close();
+    console.log('database is up to date');
+    return;
+  }
+  if (cmd === 'user' && sub === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { username: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean' } },
+    });
+    if (!values.username || !values.email) throw new Error('--username and --email are required');
+    const ctx = await cliContext();
+    const user = await createUser(ctx, {
+      username: values.username,
+      email: values.email,
+      name: values.name ?? values.username,
+      password: values.password ?? null,
+      isAdmin: values.admin ?? false,
+    });
+    await ctx.database.close();
+    console.log(`created user ${user.username} (id ${user.id})`);
+    return;
+  }
+  if (cmd === 'token' && sub === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { user: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, 'expires-at': { type: 'string' } },
+    });
+    if (!values.user || !values.scopes) throw new Error('--user and --scopes are required');
+    const scopes = values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    validateScopes(scopes);
+    const ctx = await cliContext();
+    const user = await findUserByUsername(ctx.db, values.user);
+    if (!user) throw new Error(`no user named ${values.user}`);
+    const { token } = await createPersonalAccessToken(ctx, {
+      userId: user.id,
+      name: values.name ?? 'cli token',
+      scopes,
+      expiresAt: values['expires-at'] ?? null,
+    });
+    await ctx.database.close();
+    console.log(token);
+    return;
+  }
+  console.error(USAGE);
+  process.exitCode = 2;
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  console.error(`labwright: ${err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,234 @@
+// Users and their personal namespaces: create, update, delete, block.
+import type { Kysely, Transaction, Updateable } from 'kysely';
+import type { AppContext } from '../context.js';
+import { nowIso } from '../db/database.js';
+import { findUserById, type UserRow } from '../db/repositories/users.js';
+import type { UsersTable } from '../db/tables/core.js';
+import type { DB } from '../db/types.js';
+import { conflict, validationError } from '../http/errors.js';
+import { hashPassword } from './passwords.js';
+import { pathError } from './paths.js';
+import { claimRoute, movePrefix, pathTaken, releaseRoute } from './routes.js';
+
+export interface NewUser {
+  username: string;
+  name: string;
+  email: string;
+  password?: string | null;
+  isAdmin?: boolean;
+  userType?: string;
+  bio?: string;
+  location?: string;
+  publicEmail?: string | null;
+  websiteUrl?: string;
+  organization?: string;
+  jobTitle?: string;
+  pronouns?: string | null;
+  canCreateGroup?: boolean;
+  projectsLimit?: number;
+  external?: boolean;
+  privateProfile?: boolean;
+  createdById?: number | null;
+  /** Bots get no personal namespace route visible to others, but still need one for projects. */
+  namespaceVisibility?: string;
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
+
+export function validateUserFields(u: { username?: string; email?: string; password?: string | null; name?: string }): void {
+  const errors: Record<string, string[]> = {};
+  if (u.username !== undefined) {
+    const e = pathError(u.username, { topLevel: true });
+    if (e) errors.username = [e];
+  }
+  if (u.email !== undefined && !EMAIL_RE.test(u.email)) errors.email = ['is invalid'];
+  if (u.name !== undefined && u.name.trim() === '') errors.name = ["can't be blank"];
+  if (u.name !== undefined && u.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
+  if (u.password !== undefined && u.password !== null && u.password.length < 8) {
+    errors.password = ['is too short (minimum is 8 characters)'];
+  }
+  if (u.password !== undefined && u.password !== null && u.password.length > 128) {
+    errors.password = ['is too long (maximum is 128 characters)'];
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+}
+
+async function assertFree(trx: Transaction<DB> | Kysely<DB>, username: string | undefined, email: string | undefined, exceptId?: number) {
+  if (email !== undefined) {
+    const row = await trx
+      .selectFrom('users')
+      .select('id')
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .executeTakeFirst();
+    if (row && row.id !== exceptId) throw conflict('Email has already been taken');
+  }
+  if (username !== undefined) {
+    const row = await trx
+      .selectFrom('users')
+      .select('id')
+      .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+      .executeTakeFirst();
+    if (row && row.id !== exceptId) throw conflict('Username has already been taken');
+    if (exceptId === undefined && (await pathTaken(trx, username))) throw conflict('Username has already been taken');
+  }
+}
+
+/** Creates a user with its personal namespace (kind `user`) in one transaction. */
+export async function createUser(app: AppContext, input: NewUser, trxIn?: Transaction<DB>): Promise<UserRow> {
+  validateUserFields({ username: input.username, email: input.email, password: input.password, name: input.name });
+  const digest = input.password ? await hashPassword(input.password) : null;
+  const run = async (trx: Transaction<DB>) => {
+    await assertFree(trx, input.username, input.email);
+    const now = nowIso();
+    const user = await trx
+      .insertInto('users')
+      .values({
+        username: input.username,
+        name: input.name,
+        email: input.email,
+        password_digest: digest,
+        state: 'active',
+        is_admin: input.isAdmin ? 1 : 0,
+        user_type: input.userType ?? 'human',
+        bio: input.bio ?? '',
+        location: input.location ?? '',
+        public_email: input.publicEmail ?? null,
+        website_url: input.websiteUrl ?? '',
+        organization: input.organization ?? '',
+        job_title: input.jobTitle ?? '',
+        pronouns: input.pronouns ?? null,
+        avatar_path: null,
+        can_create_group: input.canCreateGroup === false ? 0 : 1,
+        projects_limit: input.projectsLimit ?? 100000,
+        external: input.external ? 1 : 0,
+        private_profile: input.privateProfile ? 1 : 0,
+        failed_attempts: 0,
+        locked_until: null,
+        last_sign_in_at: null,
+        current_sign_in_at: null,
+        last_activity_on: null,
+        confirmed_at: now,
+        created_by_id: input.createdById ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const ns = await trx
+      .insertInto('namespaces')
+      .values({
+        name: input.username,
+        path: input.username,
+        full_path: input.username,
+        full_name: input.name,
+        kind: 'user',
+        parent_id: null,
+        traversal: '',
+        owner_id: user.id,
+        visibility: input.namespaceVisibility ?? 'public',
+        description: '',
+        avatar_path: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('namespaces').set({ traversal: `/${ns.id}/` }).where('id', '=', ns.id).execute();
+    await claimRoute(trx, 'Namespace', ns.id, input.username, input.name);
+    return user;
+  };
+  return trxIn ? run(trxIn) : app.database.transaction(run);
+}
+
+export interface UserChanges {
+  username?: string;
+  name?: string;
+  email?: string;
+  password?: string;
+  isAdmin?: boolean;
+  bio?: string;
+  location?: string;
+  publicEmail?: string | null;
+  websiteUrl?: string;
+  organization?: string;
+  jobTitle?: string;
+  pronouns?: string | null;
+  canCreateGroup?: boolean;
+  projectsLimit?: number;
+  external?: boolean;
+  privateProfile?: boolean;
+}
+
+/** Updates a user; a new username renames the personal namespace and leaves redirects. */
+export async function updateUser(app: AppContext, id: number, ch: UserChanges): Promise<UserRow> {
+  validateUserFields({ username: ch.username, email: ch.email, password: ch.password, name: ch.name });
+  const digest = ch.password ? await hashPassword(ch.password) : undefined;
+  return app.database.transaction(async (trx) => {
+    const user = await app.database.forUpdate(trx.selectFrom('users').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
+    await assertFree(trx, ch.username, ch.email, id);
+    const set: Updateable<UsersTable> = { updated_at: nowIso() };
+    if (ch.name !== undefined) set.name = ch.name;
+    if (ch.email !== undefined) set.email = ch.email;
+    if (digest !== undefined) set.password_digest = digest;
+    if (ch.isAdmin !== undefined) set.is_admin = ch.isAdmin ? 1 : 0;
+    if (ch.bio !== undefined) set.bio = ch.bio;
+    if (ch.location !== undefined) set.location = ch.location;
+    if (ch.publicEmail !== undefined) set.public_email = ch.publicEmail;
+    if (ch.websiteUrl !== undefined) set.website_url = ch.websiteUrl;
+    if (ch.organization !== undefined) set.organization = ch.organization;
+    if (ch.jobTitle !== undefined) set.job_title = ch.jobTitle;
+    if (ch.pronouns !== undefined) set.pronouns = ch.pronouns;
+    if (ch.canCreateGroup !== undefined) set.can_create_group = ch.canCreateGroup ? 1 : 0;
+    if (ch.projectsLimit !== undefined) set.projects_limit = ch.projectsLimit;
+    if (ch.external !== undefined) set.external = ch.external ? 1 : 0;
+    if (ch.privateProfile !== undefined) set.private_profile = ch.privateProfile ? 1 : 0;
+    if (ch.username !== undefined && ch.username !== user.username) {
+      const ns = await trx.selectFrom('namespaces').select(['id']).where('kind', '=', 'user').where('owner_id', '=', id).executeTakeFirstOrThrow();
+      if (ch.username.toLowerCase() !== user.username.toLowerCase() && (await pathTaken(trx, ch.username))) {
+        throw conflict('Username has already been taken');
+      }
+      set.username = ch.username;
+      await movePrefix(trx, user.username, ch.username);
+      await trx.updateTable('namespaces').set({ name: ch.username, path: ch.username }).where('id', '=', ns.id).execute();
+    }
+    if (ch.name !== undefined) {
+      await trx.updateTable('namespaces').set({ full_name: ch.name }).where('kind', '=', 'user').where('owner_id', '=', id).execute();
+    }
+    await trx.updateTable('users').set(set).where('id', '=', id).execute();
+    return (await trx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as UserRow;
+  });
+}
+
+/**
+ * Hooks other modules register to remove what a deleted user owns (personal projects, …). They run
+ * inside the deletion transaction.
+ */
+export const userDeletionHooks: Array<(app: AppContext, trx: Transaction<DB>, user: UserRow, namespaceId: number | null) => Promise<void>> = [];
+
+export async function deleteUser(app: AppContext, id: number): Promise<void> {
+  await app.database.transaction(async (trx) => {
+    const user = await trx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!user) return;
+    const ns = await trx.selectFrom('namespaces').select('id').where('kind', '=', 'user').where('owner_id', '=', id).executeTakeFirst();
+    for (const hook of userDeletionHooks) await hook(app, trx, user as UserRow, ns?.id ?? null);
+    await trx.deleteFrom('personal_access_tokens').where('user_id', '=', id).execute();
+    await trx.updateTable('oauth_access_tokens').set({ revoked_at: nowIso() }).where('resource_owner_id', '=', id).where('revoked_at', 'is', null).execute();
+    await trx.deleteFrom('members').where('user_id', '=', id).execute();
+    if (ns) {
+      await releaseRoute(trx, 'Namespace', ns.id);
+      await trx.deleteFrom('namespaces').where('id', '=', ns.id).execute();
+    }
+    await trx.deleteFrom('users').where('id', '=', id).execute();
+  });
+}
+
+export async function setUserState(app: AppContext, id: number, state: 'active' | 'blocked'): Promise<UserRow | undefined> {
+  await app.db.updateTable('users').set({ state, updated_at: nowIso() }).where('id', '=', id).execute();
+  return findUserById(app.db, id);
+}
+
+/** The personal namespace id of a user. */
+export async function personalNamespaceId(db: Kysely<DB>, userId: number): Promise<number | null> {
+  const row = await db.selectFrom('namespaces').select('id').where('kind', '=', 'user').where('owner_id', '=', userId).executeTakeFirst();
+  return row?.id ?? null;
+}
