@@ -43,6 +43,19 @@ export function openSqlite(file: string): BetterSqlite3.Database {
   raw.pragma('busy_timeout = 10000');
   raw.pragma('foreign_keys = ON');
   raw.pragma('cache_size = -32000');
+  // Kysely prepares every query anew; reuse statements by SQL text (they run to completion
+  // synchronously, so one statement is never used by two queries at once).
+  const prepare = raw.prepare.bind(raw);
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  (raw as { prepare: (sql: string) => BetterSqlite3.Statement }).prepare = function cachedPrepare(text: string) {
+    let stmt = cache.get(text);
+    if (!stmt) {
+      stmt = prepare(text);
+      if (cache.size >= 1000) cache.delete(cache.keys().next().value as string);
+      cache.set(text, stmt);
+    }
+    return stmt;
+  };
   return raw;
 }
 
