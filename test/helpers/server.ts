@@ -96,7 +96,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       const qs = new URLSearchParams(Object.entries(opts.query).map(([k, v]) => [k, String(v)])).toString();
       full += (full.includes('?') ? '&' : '?') + qs;
     }
-    const res = await fetch(full, { method, headers, body, redirect: 'manual' });
+    const res = await fetch(full, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
     const text = await res.text();
     let parsed: unknown = undefined;
     if ((res.headers.get('content-type') ?? '').startsWith('application/json')) parsed = text ? JSON.parse(text) : undefined;

@@ -1,0 +1,304 @@
+/**
+ * Read-side queries (history, trees, blobs, refs, diffs). Each function costs
+ * one git spawn unless noted; lists are produced by a single for-each-ref /
+ * log / ls-tree run rather than one spawn per item.
+ */
+import { LOG_FORMAT, makeCommitFromFields, parseLog, type Commit } from './commits.js';
+import { applyDiffLimits, DIFF_TREE_ARGS, parseDiffTree, type Diff, type DiffLimits } from './diff.js';
+import { GitError } from './errors.js';
+import { runGit } from './exec.js';
+import { catFileBatch, entryType, fullMode, parseTree } from './objects.js';
+import { assertRepoPath, baseName, normalizeDir, parentDir } from './paths.js';
+import { isSafeRevision } from './refname.js';
+import { resolveCommits } from './merge.js';
+
+function assertRev(rev: string): void {
+  if (!isSafeRevision(rev)) throw new GitError('invalid_ref', `invalid revision: ${JSON.stringify(rev)}`);
+}
+
+/** git's wording when a revision given on the command line does not resolve. */
+const UNKNOWN_REV = /unknown revision|bad revision|ambiguous argument|not a valid|Not a valid object name|bad object|invalid object/i;
+
+export async function resolveRef(gitDir: string, ref: string): Promise<string | null> {
+  if (!isSafeRevision(ref)) return null;
+  const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { gitDir, okCodes: [0, 1, 128] });
+  return res.code === 0 ? res.stdout.toString('utf8').trim() : null;
+}
+
+export async function getCommit(gitDir: string, rev: string): Promise<Commit | null> {
+  if (!isSafeRevision(rev)) return null;
+  const res = await runGit(['log', '-1', '-z', LOG_FORMAT, '--end-of-options', `${rev}^{commit}`, '--'], { gitDir, okCodes: [0, 128] });
+  if (res.code !== 0) return null;
+  return parseLog(res.stdout)[0] ?? null;
+}
+
+/** Several commits in one spawn, in the given order. Throws not_found if any is missing. */
+export async function getCommits(gitDir: string, revs: string[]): Promise<Commit[]> {
+  if (revs.length === 0) return [];
+  revs.forEach(assertRev);
+  const res = await runGit(['log', '--no-walk=unsorted', '-z', LOG_FORMAT, '--end-of-options', ...revs, '--'], { gitDir, okCodes: [0, 128] });
+  if (res.code !== 0) throw new GitError('not_found', 'commit not found', res.stderr);
+  const byId = new Map(parseLog(res.stdout).map((c) => [c.id, c]));
+  // --no-walk shows each commit once; map back so duplicates and non-sha revs keep their slot.
+  if (byId.size === revs.length && revs.every((r) => byId.has(r))) return revs.map((r) => byId.get(r)!);
+  const ids = await resolveCommits(gitDir, revs);
+  return ids.map((id) => byId.get(id)!);
+}
+
+function gitDateArg(value: Date | string): string {
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) throw new GitError('failed', `invalid date: ${String(value)}`);
+  return date.toISOString();
+}
+
+export interface ListCommitsOptions {
+  ref: string;
+  path?: string;
+  since?: Date | string;
+  until?: Date | string;
+  offset?: number;
+  limit?: number;
+  firstParent?: boolean;
+  /** Exclude commits reachable from this revision (`ref` ^exclude). */
+  exclude?: string;
+  reverse?: boolean;
+  noMerges?: boolean;
+}
+
+/** History in `git log` order. Throws not_found when `ref` does not resolve. */
+export async function listCommits(gitDir: string, opts: ListCommitsOptions): Promise<Commit[]> {
+  assertRev(opts.ref);
+  const args = ['log', '-z', LOG_FORMAT];
+  if (opts.offset) args.push(`--skip=${Math.max(0, Math.floor(opts.offset))}`);
+  if (opts.limit !== undefined) args.push(`--max-count=${Math.max(0, Math.floor(opts.limit))}`);
+  if (opts.firstParent) args.push('--first-parent');
+  if (opts.noMerges) args.push('--no-merges');
+  if (opts.reverse) args.push('--reverse');
+  if (opts.since !== undefined) args.push(`--since=${gitDateArg(opts.since)}`);
+  if (opts.until !== undefined) args.push(`--until=${gitDateArg(opts.until)}`);
+  args.push('--end-of-options', opts.ref);
+  if (opts.exclude !== undefined) {
+    assertRev(opts.exclude);
+    args.push(`^${opts.exclude}`);
+  }
+  args.push('--');
+  const dir = normalizeDir(opts.path);
+  if (dir) args.push(dir);
+  // GIT_LITERAL_PATHSPECS: a path like ":(glob)*" must mean that file, not pathspec magic.
+  const res = await runGit(args, { gitDir, okCodes: [0, 128], env: { GIT_LITERAL_PATHSPECS: '1' } });
+  if (res.code !== 0) {
+    if (UNKNOWN_REV.test(res.stderr)) throw new GitError('not_found', `revision not found: ${opts.ref}`, res.stderr);
+    throw new GitError('failed', 'git log failed', res.stderr);
+  }
+  return parseLog(res.stdout);
+}
+
+export async function countCommits(gitDir: string, ref: string, opts: { path?: string; firstParent?: boolean; exclude?: string } = {}): Promise<number> {
+  assertRev(ref);
+  const args = ['rev-list', '--count'];
+  if (opts.firstParent) args.push('--first-parent');
+  args.push('--end-of-options', ref);
+  if (opts.exclude !== undefined) {
+    assertRev(opts.exclude);
+    args.push(`^${opts.exclude}`);
+  }
+  args.push('--');
+  const dir = normalizeDir(opts.path);
+  if (dir) args.push(dir);
+  const res = await runGit(args, { gitDir, okCodes: [0, 128], env: { GIT_LITERAL_PATHSPECS: '1' } });
+  if (res.code !== 0) throw new GitError('not_found', `revision not found: ${ref}`, res.stderr);
+  return Number(res.stdout.toString('utf8').trim());
+}
+
+export interface Blob {
+  content: Buffer;
+  blobId: string;
+  size: number;
+  mode: string;
+}
+
+/** A file's content and mode, from one cat-file spawn (the parent tree supplies the mode). */
+export async function readBlob(gitDir: string, ref: string, filePath: string): Promise<Blob | null> {
+  if (!isSafeRevision(ref)) return null;
+  assertRepoPath(filePath);
+  const dir = parentDir(filePath);
+  const [tree, blob] = await catFileBatch(gitDir, [dir ? `${ref}:${dir}` : `${ref}^{tree}`, `${ref}:${filePath}`]);
+  if (!tree || tree.type !== 'tree' || !blob || blob.type !== 'blob') return null;
+  const name = baseName(filePath);
+  const entry = parseTree(tree.content, tree.oid.length / 2).find((e) => e.name === name);
+  return { content: blob.content, blobId: blob.oid, size: blob.size, mode: fullMode(entry?.mode ?? '100644') };
+}
+
+export interface TreeItem {
+  id: string;
+  name: string;
+  type: 'tree' | 'blob' | 'commit';
+  path: string;
+  mode: string;
+}
+
+/** Entries of a directory (or the whole subtree, trees included, when recursive), in git's tree order. */
+export async function listTree(gitDir: string, opts: { ref: string; path?: string; recursive?: boolean }): Promise<TreeItem[]> {
+  assertRev(opts.ref);
+  const dir = normalizeDir(opts.path);
+  const args = ['ls-tree', '-z'];
+  if (opts.recursive) args.push('-r', '-t');
+  args.push('--end-of-options', dir ? `${opts.ref}:${dir}` : `${opts.ref}^{tree}`);
+  const res = await runGit(args, { gitDir, okCodes: [0, 128] });
+  if (res.code !== 0) throw new GitError('not_found', dir ? `tree not found: ${dir}` : `revision not found: ${opts.ref}`, res.stderr);
+  const items: TreeItem[] = [];
+  for (const record of res.stdout.toString('utf8').split('\0')) {
+    if (!record) continue;
+    // "<mode> <type> <oid>\t<path relative to dir>"
+    const tab = record.indexOf('\t');
+    const [mode, , id] = record.slice(0, tab).split(' ');
+    const rel = record.slice(tab + 1);
+    items.push({ id: id!, name: baseName(rel), type: entryType(mode!), path: dir ? `${dir}/${rel}` : rel, mode: mode! });
+  }
+  return items;
+}
+
+export async function lastCommitForPath(gitDir: string, ref: string, path: string): Promise<Commit | null> {
+  try {
+    return (await listCommits(gitDir, { ref, path, limit: 1 }))[0] ?? null;
+  } catch (err) {
+    if (err instanceof GitError && err.code === 'not_found') return null;
+    throw err;
+  }
+}
+
+export async function mergeBase(gitDir: string, a: string, b: string): Promise<string | null> {
+  assertRev(a);
+  assertRev(b);
+  const res = await runGit(['merge-base', '--end-of-options', a, b], { gitDir, okCodes: [0, 1, 128] });
+  if (res.code === 128) throw new GitError('not_found', 'revision not found', res.stderr);
+  return res.code === 0 ? res.stdout.toString('utf8').trim() : null;
+}
+
+/** Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor). */
+export async function isAncestor(gitDir: string, ancestor: string, descendant: string): Promise<boolean> {
+  assertRev(ancestor);
+  assertRev(descendant);
+  const res = await runGit(['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant], { gitDir, okCodes: [0, 1, 128] });
+  if (res.code === 128) throw new GitError('not_found', 'revision not found', res.stderr);
+  return res.code === 0;
+}
+
+/** ahead = commits in `a` not in `b`; behind = commits in `b` not in `a`. */
+export async function countDivergence(gitDir: string, a: string, b: string): Promise<{ ahead: number; behind: number }> {
+  assertRev(a);
+  assertRev(b);
+  const res = await runGit(['rev-list', '--left-right', '--count', '--end-of-options', `${a}...${b}`], { gitDir, okCodes: [0, 128] });
+  if (res.code !== 0) throw new GitError('not_found', 'revision not found', res.stderr);
+  const [ahead, behind] = res.stdout.toString('utf8').trim().split(/\s+/).map(Number);
+  return { ahead: ahead ?? 0, behind: behind ?? 0 };
+}
+
+export interface CompareResult {
+  /** Oldest first. */
+  commits: Commit[];
+  diffs: Diff[];
+  base_sha: string;
+  head_sha: string;
+  start_sha: string;
+  /** True when diff limits cut or collapsed files. */
+  overflow: boolean;
+}
+
+export interface CompareOptions extends DiffLimits {
+  /** Diff `from` and `to` directly instead of from their merge base. */
+  straight?: boolean;
+  maxCommits?: number;
+}
+
+/** Commits from..to and the diff from the merge base (or `from` when straight) to `to`. */
+export async function compare(gitDir: string, from: string, to: string, opts: CompareOptions = {}): Promise<CompareResult> {
+  const [start, head] = await resolveCommits(gitDir, [from, to]);
+  const base = opts.straight ? start! : ((await mergeBase(gitDir, start!, head!)) ?? start!);
+  const logArgs = ['log', '-z', LOG_FORMAT, '--reverse'];
+  if (opts.maxCommits !== undefined) logArgs.push(`--max-count=${opts.maxCommits}`);
+  logArgs.push(head!, `^${start}`, '--');
+  const [log, diff] = await Promise.all([
+    runGit(logArgs, { gitDir }),
+    runGit([...DIFF_TREE_ARGS, base, head!], { gitDir }),
+  ]);
+  const limited = applyDiffLimits(parseDiffTree(diff.stdout), opts);
+  return { commits: parseLog(log.stdout), diffs: limited.diffs, base_sha: base, head_sha: head!, start_sha: start!, overflow: limited.overflow };
+}
+
+/** Diff entries between two revisions (no merge base involved). */
+export async function diffBetween(gitDir: string, base: string, head: string, limits: DiffLimits = {}): Promise<{ diffs: Diff[]; overflow: boolean }> {
+  const [a, b] = await resolveCommits(gitDir, [base, head]);
+  const res = await runGit([...DIFF_TREE_ARGS, a!, b!], { gitDir });
+  return applyDiffLimits(parseDiffTree(res.stdout), limits);
+}
+
+/** Full patch text between two revisions, as `git diff base head` prints it (with rename detection). */
+export async function rawDiff(gitDir: string, base: string, head: string): Promise<string> {
+  const [a, b] = await resolveCommits(gitDir, [base, head]);
+  const res = await runGit(['diff-tree', '-r', '-p', '-M', '--no-color', '--no-ext-diff', '--no-textconv', a!, b!], { gitDir });
+  return res.stdout.toString('utf8');
+}
+
+export interface Branch {
+  name: string;
+  sha: string;
+  commit?: Commit;
+}
+
+const BRANCH_COMMIT_FORMAT =
+  '--format=%(refname)%00%(objectname)%00%(parent)%00%(authorname)%00%(authoremail:trim)%00%(authordate:iso-strict)' +
+  '%00%(committername)%00%(committeremail:trim)%00%(committerdate:iso-strict)%00%(contents)%00';
+
+/** All branches sorted by name (git's byte order), optionally with their tip commits, in one spawn. */
+export async function listBranches(gitDir: string, opts: { withCommit?: boolean } = {}): Promise<Branch[]> {
+  if (!opts.withCommit) {
+    const res = await runGit(['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)', 'refs/heads/'], { gitDir });
+    return res.stdout.toString('utf8').split('\n').filter(Boolean).map((line) => {
+      const [ref, sha] = line.split('\0');
+      return { name: ref!.slice('refs/heads/'.length), sha: sha! };
+    });
+  }
+  const res = await runGit(['for-each-ref', '--sort=refname', BRANCH_COMMIT_FORMAT, 'refs/heads/'], { gitDir });
+  // Messages contain newlines, so records are split by a fixed count of NUL-terminated fields.
+  const fields = res.stdout.toString('utf8').split('\0');
+  const branches: Branch[] = [];
+  for (let i = 0; i + 10 <= fields.length; i += 10) {
+    const ref = fields[i]!.replace(/^\n/, '');
+    const sha = fields[i + 1]!;
+    branches.push({ name: ref.slice('refs/heads/'.length), sha, commit: makeCommitFromFields(sha, fields.slice(i + 2, i + 10)) });
+  }
+  return branches;
+}
+
+export interface Tag {
+  name: string;
+  /** What the ref points to: the tag object for annotated tags, else the commit. */
+  sha: string;
+  /** The commit (or other object) the tag finally points to. */
+  target: string;
+  annotated: boolean;
+  /** Annotation message, null for lightweight tags. */
+  message: string | null;
+}
+
+export async function listTags(gitDir: string): Promise<Tag[]> {
+  const res = await runGit(
+    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(contents)%00', 'refs/tags/'],
+    { gitDir },
+  );
+  const fields = res.stdout.toString('utf8').split('\0');
+  const tags: Tag[] = [];
+  for (let i = 0; i + 5 <= fields.length; i += 5) {
+    const ref = fields[i]!.replace(/^\n/, '');
+    const annotated = fields[i + 2] === 'tag';
+    tags.push({
+      name: ref.slice('refs/tags/'.length),
+      sha: fields[i + 1]!,
+      target: annotated && fields[i + 3] ? fields[i + 3]! : fields[i + 1]!,
+      annotated,
+      message: annotated ? fields[i + 4]! : null,
+    });
+  }
+  return tags;
+}

@@ -1,0 +1,69 @@
+/**
+ * Pure-TypeScript implementation of git's ref name rules (refs.c
+ * check_refname_format with flags 0, and `git check-ref-format --branch`).
+ * Validating in-process avoids one git spawn per branch name and is checked
+ * against the git binary in test/git/refname.test.ts.
+ */
+
+/** Characters forbidden anywhere in a ref name besides control characters. */
+const FORBIDDEN = new Set([' ', '~', '^', ':', '?', '*', '[', '\\']);
+
+// Lone UTF-16 surrogates cannot be passed to git intact (they become U+FFFD).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** One '/'-separated component; mirrors check_refname_component(). */
+function isValidComponent(component: string): boolean {
+  if (component.length === 0) return false; // "//", leading or trailing '/'
+  if (component.startsWith('.')) return false; // hidden components, "." and ".."
+  if (component.endsWith('.lock')) return false; // collides with git's lock files
+  let last = '';
+  for (const ch of component) {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x20 || code === 0x7f) return false;
+    if (FORBIDDEN.has(ch)) return false;
+    if (ch === '.' && last === '.') return false; // ".." would read as a range
+    if (ch === '{' && last === '@') return false; // "@{" is reflog syntax
+    last = ch;
+  }
+  return true;
+}
+
+/**
+ * `git check-ref-format <refname>` (without --allow-onelevel): a full ref
+ * name such as `refs/heads/main` or `refs/tags/v1.0`.
+ */
+export function isValidRefName(refname: string): boolean {
+  if (refname.length === 0 || refname === '@') return false;
+  if (refname.endsWith('.')) return false;
+  if (LONE_SURROGATE.test(refname)) return false;
+  const components = refname.split('/');
+  if (components.length < 2) return false;
+  return components.every(isValidComponent);
+}
+
+/**
+ * `git check-ref-format --branch <name>` outside of a repository: the short
+ * branch name must make a valid `refs/heads/<name>`, must not start with '-'
+ * (it would read as an option) and must not be "HEAD".
+ */
+export function isValidBranchName(name: string): boolean {
+  if (name.startsWith('-') || name === 'HEAD') return false;
+  return isValidRefName(`refs/heads/${name}`);
+}
+
+/** Same rules for tags (`refs/tags/<name>`); a leading '-' is refused for argv safety. */
+export function isValidTagName(name: string): boolean {
+  if (name.startsWith('-')) return false;
+  return isValidRefName(`refs/tags/${name}`);
+}
+
+/**
+ * A user-supplied revision (branch, tag, full ref, sha, `main~2`...) that is
+ * safe to put on a git command line: no option-like prefix, nothing git
+ * would read as a path (`rev:path`) or that argv cannot carry.
+ */
+export function isSafeRevision(rev: string): boolean {
+  if (rev.length === 0 || rev.length > 1024) return false;
+  if (rev.startsWith('-')) return false;
+  return !/[\0\n\r:]/.test(rev);
+}
