@@ -1,0 +1,345 @@
+// Project presenters named after GitLab's entities: Project (with `permissions`, as
+// ProjectWithAccess) and BasicProjectDetails (`simple=true`). Field order follows GitLab.
+// Presenters never query; the batch variant loads everything a list needs in a fixed number of
+// queries.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../../db/types.js';
+import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
+import { AccessLevel, ancestorIds } from '../../../services/access.js';
+import { fullName, fullPath, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
+import { presentUserBasic } from './user.js';
+
+/** GitLab's instance default branch name, shown for repositories that have no branch yet. */
+export const INSTANCE_DEFAULT_BRANCH = 'main';
+
+export interface AccessEntry {
+  access_level: number;
+  notification_level: number;
+}
+
+export interface ProjectPermissions {
+  project_access: AccessEntry | null;
+  group_access: AccessEntry | null;
+}
+
+export interface ProjectPresentCtx {
+  base: string;
+  /** The caller's effective access (used for `permissions` when `permissions` is not given). */
+  access?: number;
+  user?: UserRow | null;
+  /** Exact membership split as GitLab reports it; see loadPermissions. */
+  permissions?: ProjectPermissions;
+  /** The owner of a personal namespace, shown as `owner`. */
+  owner?: UserRow | null;
+}
+
+function bool(v: number | null | undefined): boolean {
+  return v === 1;
+}
+
+function topics(row: ProjectRow): string[] {
+  try {
+    const v = JSON.parse(row.topics);
+    return Array.isArray(v) ? v.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+function host(base: string): string {
+  try {
+    return new URL(base).hostname;
+  } catch {
+    return 'localhost';
+  }
+}
+
+export function namespaceWebUrl(base: string, ns: NamespaceRow): string {
+  return ns.kind === 'group' ? `${base}/groups/${ns.full_path}` : `${base}/${ns.full_path}`;
+}
+
+/** NamespaceBasic as embedded in a project. */
+export function presentProjectNamespace(ns: NamespaceRow, base: string, owner?: UserRow | null) {
+  let avatar: string | null = null;
+  if (ns.kind === 'user' && owner?.avatar_path) avatar = `${base}/uploads/-/system/user/avatar/${owner.id}/${owner.avatar_path}`;
+  else if (ns.kind === 'group' && ns.avatar_path) avatar = `${base}/uploads/-/system/group/avatar/${ns.id}/${ns.avatar_path}`;
+  return {
+    id: ns.id,
+    name: ns.name,
+    path: ns.path,
+    kind: ns.kind,
+    full_path: ns.full_path,
+    parent_id: ns.parent_id,
+    avatar_url: avatar,
+    web_url: namespaceWebUrl(base, ns),
+  };
+}
+
+function projectAvatar(base: string, row: ProjectRow): string | null {
+  return row.avatar_path ? `${base}/uploads/-/system/project/avatar/${row.id}/${row.avatar_path}` : null;
+}
+
+/** BasicProjectDetails: what `simple=true` lists and anonymous lists show. */
+export function presentProjectSimple(row: ProjectRow, ns: NamespaceRow, ctx: { base: string; owner?: UserRow | null }) {
+  const path = fullPath(row, ns);
+  const web = `${ctx.base}/${path}`;
+  const branch = row.default_branch ?? INSTANCE_DEFAULT_BRANCH;
+  return {
+    id: row.id,
+    description: row.description,
+    name: row.name,
+    name_with_namespace: fullName(row, ns),
+    path: row.path,
+    path_with_namespace: path,
+    created_at: row.created_at,
+    default_branch: branch,
+    tag_list: topics(row),
+    topics: topics(row),
+    ssh_url_to_repo: `git@${host(ctx.base)}:${path}.git`,
+    http_url_to_repo: `${web}.git`,
+    web_url: web,
+    // GITLAB-COMPAT: GitLab points at the README it finds in the tree; we point at README.md on
+    // the default branch whenever the repository has a branch, without reading git.
+    readme_url: row.default_branch ? `${web}/-/blob/${row.default_branch}/README.md` : null,
+    forks_count: 0,
+    avatar_url: projectAvatar(ctx.base, row),
+    star_count: 0,
+    last_activity_at: row.last_activity_at,
+    visibility: row.visibility,
+    namespace: presentProjectNamespace(ns, ctx.base, ctx.owner),
+  };
+}
+
+function permissionsFrom(ctx: ProjectPresentCtx, ns: NamespaceRow): ProjectPermissions {
+  if (ctx.permissions) return ctx.permissions;
+  const level = ctx.access ?? 0;
+  if (level <= 0 || ctx.user?.is_admin) return { project_access: null, group_access: null };
+  const entry = { access_level: level, notification_level: 3 };
+  return ns.kind === 'group' ? { project_access: null, group_access: entry } : { project_access: entry, group_access: null };
+}
+
+function featureEnabled(level: string): boolean {
+  return level !== 'disabled';
+}
+
+/** Entities::ProjectWithAccess: the full project with the caller's `permissions`. */
+export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPresentCtx) {
+  const simple = presentProjectSimple(row, ns, ctx);
+  const { visibility: _visibility, ...basic } = simple;
+  const api = `${ctx.base}/api/v4/projects/${row.id}`;
+  return {
+    ...basic,
+    container_registry_image_prefix: `${host(ctx.base)}/${simple.path_with_namespace}`,
+    _links: {
+      self: api,
+      issues: `${api}/issues`,
+      merge_requests: `${api}/merge_requests`,
+      repo_branches: `${api}/repository/branches`,
+      labels: `${api}/labels`,
+      events: `${api}/events`,
+      members: `${api}/members`,
+      cluster_agents: `${api}/cluster_agents`,
+    },
+    packages_enabled: false,
+    empty_repo: row.default_branch === null,
+    archived: bool(row.archived),
+    visibility: row.visibility,
+    ...(ns.kind === 'user' && ctx.owner ? { owner: presentUserBasic(ctx.owner, ctx) } : {}),
+    resolve_outdated_diff_discussions: bool(row.resolve_outdated_diff_discussions),
+    repository_object_format: 'sha1',
+    issues_enabled: featureEnabled(row.issues_access_level),
+    merge_requests_enabled: featureEnabled(row.merge_requests_access_level),
+    wiki_enabled: featureEnabled(row.wiki_access_level),
+    jobs_enabled: featureEnabled(row.builds_access_level),
+    snippets_enabled: featureEnabled(row.snippets_access_level),
+    container_registry_enabled: false,
+    service_desk_enabled: false,
+    service_desk_address: null,
+    can_create_merge_request_in: (ctx.access ?? 0) >= AccessLevel.DEVELOPER,
+    issues_access_level: row.issues_access_level,
+    repository_access_level: row.repository_access_level,
+    merge_requests_access_level: row.merge_requests_access_level,
+    forking_access_level: row.forking_access_level,
+    wiki_access_level: row.wiki_access_level,
+    builds_access_level: row.builds_access_level,
+    snippets_access_level: row.snippets_access_level,
+    pages_access_level: row.pages_access_level,
+    analytics_access_level: 'enabled',
+    container_registry_access_level: 'disabled',
+    security_and_compliance_access_level: 'private',
+    releases_access_level: 'enabled',
+    environments_access_level: 'enabled',
+    feature_flags_access_level: 'enabled',
+    infrastructure_access_level: 'enabled',
+    monitor_access_level: 'enabled',
+    model_experiments_access_level: 'enabled',
+    model_registry_access_level: 'enabled',
+    emails_disabled: false,
+    emails_enabled: true,
+    shared_runners_enabled: false,
+    lfs_enabled: bool(row.lfs_enabled),
+    creator_id: row.creator_id,
+    // GITLAB-COMPAT: forks are not supported, so this is always null (GitLab omits it for non-forks).
+    forked_from_project: null,
+    import_url: null,
+    import_type: null,
+    import_status: 'none',
+    import_error: null,
+    open_issues_count: 0,
+    description_html: row.description ? escapeHtml(row.description) : '',
+    updated_at: row.updated_at,
+    ci_config_path: row.ci_config_path,
+    public_jobs: true,
+    shared_with_groups: [] as unknown[],
+    only_allow_merge_if_pipeline_succeeds: bool(row.only_allow_merge_if_pipeline_succeeds),
+    allow_merge_on_skipped_pipeline: bool(row.allow_merge_on_skipped_pipeline),
+    request_access_enabled: bool(row.request_access_enabled),
+    only_allow_merge_if_all_discussions_are_resolved: bool(row.only_allow_merge_if_all_discussions_are_resolved),
+    remove_source_branch_after_merge: bool(row.remove_source_branch_after_merge),
+    printing_merge_request_link_enabled: bool(row.printing_merge_request_link_enabled),
+    merge_method: row.merge_method,
+    squash_option: row.squash_option,
+    enforce_auth_checks_on_uploads: true,
+    suggestion_commit_message: row.suggestion_commit_message,
+    merge_commit_template: row.merge_commit_template,
+    squash_commit_template: row.squash_commit_template,
+    issue_branch_template: null,
+    warn_about_potentially_unwanted_characters: true,
+    autoclose_referenced_issues: true,
+    permissions: permissionsFrom(ctx, ns),
+  };
+}
+
+function escapeHtml(s: string): string {
+  return `<p>${s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}</p>`;
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * The caller's memberships as GitLab splits them: `project_access` from a project membership (or
+ * owning the personal namespace), `group_access` from the namespace and its ancestors. Two
+ * queries for any number of projects.
+ */
+export async function loadPermissions(
+  db: Kysely<DB>,
+  user: UserRow | null | undefined,
+  items: Array<{ project: ProjectRow; namespace: NamespaceRow }>,
+): Promise<Map<number, ProjectPermissions>> {
+  const out = new Map<number, ProjectPermissions>();
+  for (const { project } of items) out.set(project.id, { project_access: null, group_access: null });
+  if (!user || items.length === 0) return out;
+  const projectIds = items.map((i) => i.project.id);
+  const nsIds = [...new Set(items.flatMap((i) => (i.namespace.kind === 'group' ? ancestorIds(i.namespace) : [])))];
+  const own = new Map<number, number>();
+  for (let i = 0; i < projectIds.length; i += 500) {
+    const rows = await db
+      .selectFrom('members')
+      .select(['source_id', 'access_level'])
+      .where('source_type', '=', 'Project')
+      .where('source_id', 'in', projectIds.slice(i, i + 500))
+      .where('user_id', '=', user.id)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+      .execute();
+    for (const r of rows) own.set(r.source_id, r.access_level);
+  }
+  const groupLevels = new Map<number, number>();
+  for (let i = 0; i < nsIds.length; i += 500) {
+    const rows = await db
+      .selectFrom('members')
+      .select(['source_id', 'access_level'])
+      .where('source_type', '=', 'Namespace')
+      .where('source_id', 'in', nsIds.slice(i, i + 500))
+      .where('user_id', '=', user.id)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+      .execute();
+    for (const r of rows) groupLevels.set(r.source_id, r.access_level);
+  }
+  for (const { project, namespace } of items) {
+    let projectLevel = own.get(project.id) ?? 0;
+    if (namespace.kind === 'user' && namespace.owner_id === user.id) projectLevel = Math.max(projectLevel, AccessLevel.OWNER);
+    let groupLevel = 0;
+    if (namespace.kind === 'group') for (const id of ancestorIds(namespace)) groupLevel = Math.max(groupLevel, groupLevels.get(id) ?? 0);
+    out.set(project.id, {
+      project_access: projectLevel > 0 ? { access_level: projectLevel, notification_level: 3 } : null,
+      group_access: groupLevel > 0 ? { access_level: groupLevel, notification_level: 3 } : null,
+    });
+  }
+  return out;
+}
+
+function effectiveFrom(p: ProjectPermissions, user: UserRow | null | undefined): number {
+  if (user?.is_admin) return AccessLevel.OWNER;
+  return Math.max(p.project_access?.access_level ?? 0, p.group_access?.access_level ?? 0);
+}
+
+/** Loads namespaces (one query) for project rows; rows whose namespace vanished are dropped. */
+export async function loadNamespaces(db: Kysely<DB>, rows: ProjectRow[]): Promise<Map<number, NamespaceRow>> {
+  const ids = [...new Set(rows.map((r) => r.namespace_id))];
+  const map = new Map<number, NamespaceRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await db.selectFrom('namespaces').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const n of found) map.set(n.id, n);
+  }
+  return map;
+}
+
+/** Owners of personal namespaces, for `owner` and the namespace avatar (one query). */
+async function loadOwners(db: Kysely<DB>, namespaces: Iterable<NamespaceRow>): Promise<Map<number, UserRow>> {
+  const ids: number[] = [];
+  for (const ns of namespaces) if (ns.kind === 'user' && ns.owner_id !== null) ids.push(ns.owner_id);
+  return findUsersByIds(db, ids);
+}
+
+/** Presents a single project with its owner and exact permissions (three small queries). */
+export async function presentProjectFor(
+  db: Kysely<DB>,
+  row: ProjectRow,
+  ns: NamespaceRow,
+  ctx: { base: string; user?: UserRow | null; access?: number },
+) {
+  const perms = await loadPermissions(db, ctx.user, [{ project: row, namespace: ns }]);
+  const owners = await loadOwners(db, [ns]);
+  const permissions = perms.get(row.id)!;
+  return presentProject(row, ns, {
+    ...ctx,
+    permissions,
+    access: ctx.access ?? effectiveFrom(permissions, ctx.user),
+    owner: ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
+  });
+}
+
+/**
+ * Presents a list of projects: namespaces, owners and permissions are loaded in a fixed number of
+ * queries whatever the length of the list. `simple` gives BasicProjectDetails.
+ */
+export async function presentProjects(
+  db: Kysely<DB>,
+  rows: ProjectRow[],
+  ctx: { base: string; user?: UserRow | null; simple?: boolean },
+) {
+  const namespaces = await loadNamespaces(db, rows);
+  const owners = await loadOwners(db, namespaces.values());
+  const items = rows.flatMap((project) => {
+    const namespace = namespaces.get(project.namespace_id);
+    return namespace ? [{ project, namespace }] : [];
+  });
+  if (ctx.simple) {
+    return items.map(({ project, namespace }) =>
+      presentProjectSimple(project, namespace, { base: ctx.base, owner: namespace.owner_id !== null ? owners.get(namespace.owner_id) : null }),
+    );
+  }
+  const perms = await loadPermissions(db, ctx.user, items);
+  return items.map(({ project, namespace }) => {
+    const permissions = perms.get(project.id)!;
+    return presentProject(project, namespace, {
+      base: ctx.base,
+      user: ctx.user,
+      permissions,
+      access: effectiveFrom(permissions, ctx.user),
+      owner: namespace.owner_id !== null ? owners.get(namespace.owner_id) ?? null : null,
+    });
+  });
+}

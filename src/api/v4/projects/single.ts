@@ -1,0 +1,71 @@
+// One project: read, update, delete, transfer, archive.
+import type { FastifyInstance } from 'fastify';
+import { forbidden, notGiven, validationError } from '../../../http/errors.js';
+import { route, type Ctx } from '../../../http/route.js';
+import { AccessLevel } from '../../../services/access.js';
+import { readNamespaceRef, readProjectAttrs } from '../../../services/projects/attrs.js';
+import { findProject } from '../../../services/projects/lookup.js';
+import { canCreateProjectIn, findReadableNamespace } from '../../../services/projects/namespaces.js';
+import { deleteProject, setArchived, transferProject, updateProject } from '../../../services/projects/update.js';
+import { presentProjectFor } from '../entities/project.js';
+import type { NamespaceRow, ProjectRow } from '../../../services/projects/lookup.js';
+
+function present(c: Ctx, found: { project: ProjectRow; namespace: NamespaceRow }) {
+  return presentProjectFor(c.app.db, found.project, found.namespace, { base: c.base, user: c.user });
+}
+
+// GET /projects/:id
+async function showProject(c: Ctx) {
+  const found = await findProject(c, c.params.raw.id as string);
+  return present(c, found);
+}
+
+// PUT /projects/:id
+async function editProject(c: Ctx) {
+  const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.MAINTAINER });
+  const attrs = readProjectAttrs(c.params);
+  const { project } = found;
+  // Renaming the path and changing visibility are Owner abilities in GitLab; other settings Maintainer.
+  const ownerOnly = (attrs.path !== undefined && attrs.path !== project.path) || (attrs.visibility !== undefined && attrs.visibility !== project.visibility);
+  if (ownerOnly && found.access < AccessLevel.OWNER) throw forbidden();
+  if (project.archived === 1) throw forbidden('Project is archived');
+  if (attrs.name !== undefined && attrs.name.trim() === '') throw validationError({ name: ["can't be blank"] });
+  return present(c, await updateProject(c.app, project.id, attrs));
+}
+
+// DELETE /projects/:id
+async function removeProject(c: Ctx) {
+  const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.OWNER });
+  await deleteProject(c.app, found.project.id);
+  c.status(202);
+  return { message: '202 Accepted' };
+}
+
+// PUT /projects/:id/transfer (GitLab) and POST /projects/:id/transfer
+async function transfer(c: Ctx) {
+  const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.OWNER });
+  const ref = readNamespaceRef(c.params, 'namespace') ?? readNamespaceRef(c.params, 'namespace_id');
+  if (ref === undefined) throw notGiven('namespace');
+  const user = c.requireUser();
+  const target = await findReadableNamespace(c.app.db, user, ref);
+  if (!(await canCreateProjectIn(c.app.db, user, target))) throw forbidden();
+  return present(c, await transferProject(c.app, found.project.id, target));
+}
+
+function archiveRoute(archived: boolean) {
+  // POST /projects/:id/archive and POST /projects/:id/unarchive
+  return async function archive(c: Ctx) {
+    const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.OWNER });
+    return present(c, await setArchived(c.app, found.project.id, archived));
+  };
+}
+
+export function registerProjectSingleRoutes(app: FastifyInstance): void {
+  route(app, 'GET', '/projects/:id', showProject);
+  route(app, 'PUT', '/projects/:id', editProject);
+  route(app, 'DELETE', '/projects/:id', removeProject);
+  route(app, 'PUT', '/projects/:id/transfer', transfer);
+  route(app, 'POST', '/projects/:id/transfer', transfer);
+  route(app, 'POST', '/projects/:id/archive', archiveRoute(true));
+  route(app, 'POST', '/projects/:id/unarchive', archiveRoute(false));
+}

@@ -1,0 +1,215 @@
+// Project and group memberships: listing (direct, and with inherited members), adding, changing
+// and removing, with GitLab's rules on who may grant what.
+import type { Kysely, Selectable } from 'kysely';
+import type { AppContext } from '../context.js';
+import { nowIso } from '../db/database.js';
+import type { UserRow } from '../db/repositories/users.js';
+import type { MembersTable } from '../db/tables/core.js';
+import type { DB } from '../db/types.js';
+import { conflict, forbidden, notFound, validationError } from '../http/errors.js';
+import { AccessLevel, ancestorIds } from './access.js';
+import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
+import { onUniqueViolation } from './projects/unique.js';
+
+export type MemberRow = Selectable<MembersTable>;
+
+/** What a membership belongs to: a project (with its namespace) or a group. */
+export type MemberSource =
+  | { type: 'Project'; id: number; project: ProjectRow; namespace: NamespaceRow }
+  | { type: 'Namespace'; id: number; namespace: NamespaceRow };
+
+export const ACCESS_LEVEL_NAMES: Record<number, string> = {
+  5: 'Minimal Access',
+  10: 'Guest',
+  15: 'Planner',
+  20: 'Reporter',
+  25: 'Security Manager',
+  30: 'Developer',
+  40: 'Maintainer',
+  50: 'Owner',
+};
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** Memberships that still count: no expiry date, or one in the future. */
+export function activeOnly<Q extends { where: (...args: any[]) => Q }>(q: Q): Q {
+  return q.where((eb: any) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', today())]));
+}
+
+/** The groups above a source whose members are inherited (for a group: its ancestors, not itself). */
+function inheritedNamespaceIds(source: MemberSource): number[] {
+  if (source.type === 'Project') return source.namespace.kind === 'group' ? ancestorIds(source.namespace) : [];
+  return ancestorIds(source.namespace).filter((id) => id !== source.namespace.id);
+}
+
+export interface MemberFilters {
+  query?: string;
+  userIds?: number[];
+  skipUsers?: number[];
+}
+
+/** Direct memberships of a source as a query (for offset pagination). */
+export function directMembersQuery(db: Kysely<DB>, source: MemberSource, f: MemberFilters) {
+  let q = activeOnly(db.selectFrom('members').selectAll('members').where('members.source_type', '=', source.type).where('members.source_id', '=', source.id));
+  q = applyMemberFilters(db, q, f);
+  return q.orderBy('members.id', 'asc');
+}
+
+function applyMemberFilters<Q extends { where: (...args: any[]) => Q }>(db: Kysely<DB>, q: Q, f: MemberFilters): Q {
+  let out = q;
+  if (f.userIds?.length) out = out.where('members.user_id', 'in', f.userIds);
+  if (f.skipUsers?.length) out = out.where('members.user_id', 'not in', f.skipUsers);
+  if (f.query) {
+    const needle = `%${f.query.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`;
+    out = out.where('members.user_id', 'in', (db as Kysely<DB>)
+      .selectFrom('users')
+      .select('users.id')
+      .where((eb) => eb.or([
+        eb(eb.fn('lower', ['users.name']), 'like', needle),
+        eb(eb.fn('lower', ['users.username']), 'like', needle),
+      ])));
+  }
+  return out;
+}
+
+/**
+ * Direct and inherited members, one row per user with the highest access level (GitLab's
+ * /members/all). Inherited rows keep their own source, so callers can tell them apart.
+ */
+export async function allMembers(db: Kysely<DB>, source: MemberSource, f: MemberFilters): Promise<MemberRow[]> {
+  const groups = inheritedNamespaceIds(source);
+  let q = activeOnly(db.selectFrom('members').selectAll('members')).where((eb) =>
+    eb.or([
+      eb.and([eb('members.source_type', '=', source.type), eb('members.source_id', '=', source.id)]),
+      ...(groups.length ? [eb.and([eb('members.source_type', '=', 'Namespace'), eb('members.source_id', 'in', groups)])] : []),
+    ]),
+  );
+  q = applyMemberFilters(db, q, f);
+  const rows = await q.orderBy('members.id', 'asc').execute();
+  const best = new Map<number, MemberRow>();
+  for (const r of rows) {
+    const prev = best.get(r.user_id);
+    const direct = r.source_type === source.type && r.source_id === source.id;
+    if (!prev || r.access_level > prev.access_level || (r.access_level === prev.access_level && direct)) best.set(r.user_id, r);
+  }
+  return [...best.values()].sort((a, b) => a.id - b.id);
+}
+
+export async function findDirectMember(db: Kysely<DB>, source: MemberSource, userId: number): Promise<MemberRow | undefined> {
+  return activeOnly(db.selectFrom('members').selectAll('members').where('members.source_type', '=', source.type).where('members.source_id', '=', source.id).where('members.user_id', '=', userId)).executeTakeFirst();
+}
+
+/** Highest level the user inherits from the groups above the source (0 when none). */
+async function inheritedLevel(db: Kysely<DB>, source: MemberSource, userId: number): Promise<{ level: number; group: string | null }> {
+  const groups = inheritedNamespaceIds(source);
+  if (!groups.length) return { level: 0, group: null };
+  const rows = await activeOnly(db.selectFrom('members').select(['members.access_level', 'members.source_id']).where('members.source_type', '=', 'Namespace').where('members.source_id', 'in', groups).where('members.user_id', '=', userId)).execute();
+  let best = { level: 0, group: null as string | null, id: 0 };
+  for (const r of rows) if (r.access_level > best.level) best = { level: r.access_level, group: null, id: r.source_id };
+  if (best.id) {
+    const ns = await db.selectFrom('namespaces').select('name').where('id', '=', best.id).executeTakeFirst();
+    best.group = ns?.name ?? null;
+  }
+  return best;
+}
+
+/** The personal namespace's owner always stays Owner of the projects in it. */
+function isPersonalOwner(source: MemberSource, userId: number): boolean {
+  return source.type === 'Project' && source.namespace.kind === 'user' && source.namespace.owner_id === userId;
+}
+
+function assertMayGrant(actorAccess: number, level: number): void {
+  // Only Owners (and administrators, who act as Owner) may hand out or take back Owner.
+  if (level >= AccessLevel.OWNER && actorAccess < AccessLevel.OWNER) throw forbidden();
+}
+
+function assertExpiry(expiresAt: string | null | undefined): void {
+  if (expiresAt && expiresAt <= today()) throw validationError({ expires_at: ['cannot be a date in the past or today'] });
+}
+
+async function assertInheritance(db: Kysely<DB>, source: MemberSource, userId: number, level: number): Promise<void> {
+  const inherited = await inheritedLevel(db, source, userId);
+  if (inherited.level > level) {
+    throw validationError({
+      access_level: [`should be greater than or equal to ${ACCESS_LEVEL_NAMES[inherited.level]} inherited membership from group ${inherited.group ?? ''}`.trim()],
+    });
+  }
+}
+
+/** A group must keep at least one Owner. */
+async function assertNotLastOwner(db: Kysely<DB>, source: MemberSource, member: MemberRow): Promise<void> {
+  if (source.type !== 'Namespace' || member.access_level < AccessLevel.OWNER) return;
+  const owners = await activeOnly(db.selectFrom('members').select('members.id').where('members.source_type', '=', 'Namespace').where('members.source_id', '=', source.id).where('members.access_level', '>=', AccessLevel.OWNER)).execute();
+  if (owners.length <= 1) throw forbidden();
+}
+
+export interface MemberChange {
+  accessLevel: number;
+  expiresAt?: string | null;
+}
+
+export async function addMember(app: AppContext, actor: UserRow, actorAccess: number, source: MemberSource, userId: number, change: MemberChange): Promise<MemberRow> {
+  assertMayGrant(actorAccess, change.accessLevel);
+  assertExpiry(change.expiresAt);
+  const user = await app.db.selectFrom('users').select(['id']).where('id', '=', userId).executeTakeFirst();
+  if (!user) throw notFound('User');
+  await assertInheritance(app.db, source, userId, change.accessLevel);
+  return onUniqueViolation(() => app.database.transaction(async (trx) => {
+    const existing = await app.database
+      .forUpdate(trx.selectFrom('members').selectAll().where('source_type', '=', source.type).where('source_id', '=', source.id).where('user_id', '=', userId))
+      .executeTakeFirst();
+    if (existing) {
+      // An expired membership is gone for every purpose, so it does not block a new one.
+      if (existing.expires_at === null || existing.expires_at > today()) throw conflict('Member already exists');
+      await trx.deleteFrom('members').where('id', '=', existing.id).execute();
+    }
+    const now = nowIso();
+    return trx
+      .insertInto('members')
+      .values({ source_type: source.type, source_id: source.id, user_id: userId, access_level: change.accessLevel, expires_at: change.expiresAt ?? null, created_by_id: actor.id, member_role_id: null, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }), () => conflict('Member already exists'));
+}
+
+export async function updateMember(app: AppContext, actorAccess: number, source: MemberSource, userId: number, change: Partial<MemberChange>): Promise<MemberRow> {
+  const member = await findDirectMember(app.db, source, userId);
+  if (!member) throw notFound('Member');
+  // A Maintainer can neither change an Owner nor make someone Owner.
+  assertMayGrant(actorAccess, member.access_level);
+  if (change.accessLevel !== undefined) {
+    assertMayGrant(actorAccess, change.accessLevel);
+    if (change.accessLevel < member.access_level) {
+      if (isPersonalOwner(source, userId)) throw forbidden();
+      await assertNotLastOwner(app.db, source, member);
+    }
+    await assertInheritance(app.db, source, userId, change.accessLevel);
+  }
+  assertExpiry(change.expiresAt);
+  await app.db
+    .updateTable('members')
+    .set({
+      ...(change.accessLevel !== undefined ? { access_level: change.accessLevel } : {}),
+      ...(change.expiresAt !== undefined ? { expires_at: change.expiresAt } : {}),
+      updated_at: nowIso(),
+    })
+    .where('id', '=', member.id)
+    .execute();
+  return (await app.db.selectFrom('members').selectAll().where('id', '=', member.id).executeTakeFirst())!;
+}
+
+/** Removes a membership. Members may leave on their own; managers need the source's manage level. */
+export async function removeMember(app: AppContext, actor: UserRow, actorAccess: number, manageLevel: number, source: MemberSource, userId: number): Promise<void> {
+  const member = await findDirectMember(app.db, source, userId);
+  if (!member) throw notFound('Member');
+  const self = actor.id === userId;
+  if (!self) {
+    if (actorAccess < manageLevel) throw forbidden();
+    assertMayGrant(actorAccess, member.access_level);
+  }
+  if (isPersonalOwner(source, userId)) throw forbidden();
+  await assertNotLastOwner(app.db, source, member);
+  await app.db.deleteFrom('members').where('id', '=', member.id).execute();
+}

@@ -1,0 +1,158 @@
+// Creating a project: the row and its route in one transaction, then (outside it, because git is
+// slow I/O) the bare repository and, when asked, a first commit with README.md.
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/database.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import type { DB } from '../../db/types.js';
+import { apiError, forbidden, validationError } from '../../http/errors.js';
+import { GitRepository, initBareRepository, isValidBranchName, removeRepository } from '../../git/repository.js';
+import { AccessLevel } from '../access.js';
+import { pathFromName } from '../paths.js';
+import { claimRoute, pathTaken } from '../routes.js';
+import type { ProjectAttrs } from './attrs.js';
+import { validateNameAndPath } from './attrs.js';
+import { onUniqueViolation } from './unique.js';
+import { fullName, fullPath, loadProjectById, repoPathFor, type NamespaceRow, type ProjectRow } from './lookup.js';
+import { assertVisibilityAllowed } from './namespaces.js';
+
+export interface NewProject extends ProjectAttrs {
+  namespace: NamespaceRow;
+  initializeWithReadme?: boolean;
+}
+
+/** Name and path clashes inside a namespace, reported together as GitLab does. */
+export async function assertNameAndPathFree(
+  trx: Transaction<DB>,
+  ns: NamespaceRow,
+  name: string,
+  path: string,
+  exceptId?: number,
+): Promise<void> {
+  const errors: Record<string, string[]> = {};
+  const sameName = await trx
+    .selectFrom('projects')
+    .select('id')
+    .where('namespace_id', '=', ns.id)
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .executeTakeFirst();
+  if (sameName && sameName.id !== exceptId) errors.name = ['has already been taken'];
+  const route = await trx
+    .selectFrom('routes')
+    .select(['source_type', 'source_id'])
+    .where('path_lower', '=', `${ns.full_path}/${path}`.toLowerCase())
+    .executeTakeFirst();
+  if (route && !(route.source_type === 'Project' && route.source_id === exceptId)) errors.path = ['has already been taken'];
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+}
+
+async function assertWithinLimit(trx: Transaction<DB>, owner: UserRow, ns: NamespaceRow): Promise<void> {
+  if (ns.kind !== 'user' || owner.is_admin) return;
+  if (owner.projects_limit <= 0) {
+    throw apiError(403, ['Personal project creation is not allowed. Please contact your administrator with questions']);
+  }
+  const row = await trx
+    .selectFrom('projects')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('namespace_id', '=', ns.id)
+    .executeTakeFirst();
+  if (Number(row?.n ?? 0) >= owner.projects_limit) {
+    throw apiError(403, [`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`]);
+  }
+}
+
+/**
+ * Creates a project owned by `creator` in `input.namespace`. The caller has checked that the
+ * creator may create projects there.
+ */
+export async function createProject(app: AppContext, creator: UserRow, input: NewProject): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
+  const name = input.name ?? input.path!;
+  const path = input.path ?? pathFromName(name);
+  validateNameAndPath(name, path);
+  const visibility = input.visibility ?? 'private';
+  assertVisibilityAllowed(visibility, input.namespace);
+  const branch = input.defaultBranch ?? 'main';
+  if (!isValidBranchName(branch)) throw validationError({ default_branch: ['is invalid'] });
+
+  const pathTakenError = () => validationError({ path: ['has already been taken'] });
+  const id = await onUniqueViolation(() => app.database.transaction(async (trx) => {
+    const ns = await app.database.forUpdate(trx.selectFrom('namespaces').selectAll().where('id', '=', input.namespace.id)).executeTakeFirst();
+    if (!ns) throw validationError({ namespace: ['is not valid'] });
+    await assertWithinLimit(trx, creator, ns);
+    await assertNameAndPathFree(trx, ns, name, path);
+    if (await pathTaken(trx, `${ns.full_path}/${path}`)) throw validationError({ path: ['has already been taken'] });
+    const now = nowIso();
+    const inserted = await trx
+      .insertInto('projects')
+      .values({
+        name,
+        path,
+        namespace_id: ns.id,
+        description: input.description ?? null,
+        visibility,
+        default_branch: null,
+        archived: 0,
+        creator_id: creator.id,
+        last_activity_at: now,
+        created_at: now,
+        updated_at: now,
+        ...(input.settings as object),
+      } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await claimRoute(trx, 'Project', inserted.id, fullPath({ path }, ns), fullName({ name }, ns));
+    // The owner of a personal namespace is an Owner member of its projects, as in GitLab.
+    if (ns.kind === 'user' && ns.owner_id !== null) {
+      await trx
+        .insertInto('members')
+        .values({ source_type: 'Project', source_id: inserted.id, user_id: ns.owner_id, access_level: AccessLevel.OWNER, expires_at: null, created_by_id: creator.id, member_role_id: null, created_at: now, updated_at: now })
+        .execute();
+    }
+    return inserted.id;
+  }), pathTakenError);
+
+  const repoPath = repoPathFor(app, id);
+  try {
+    await initBareRepository(repoPath, { defaultBranch: branch });
+    if (input.initializeWithReadme) {
+      const repo = new GitRepository(repoPath);
+      const content = `# ${name}\n\n${input.description ?? ''}\n`.replace(/\n\n\n$/, '\n');
+      await repo.commitFiles({
+        branch,
+        startSha: null,
+        message: 'Initial commit',
+        author: { name: creator.name, email: creator.email },
+        actions: [{ action: 'create', file_path: 'README.md', content }],
+        expectedOldSha: null,
+      });
+      await app.db.updateTable('projects').set({ default_branch: branch, repository_size: await repo.repositorySize() }).where('id', '=', id).execute();
+    }
+  } catch (err) {
+    // Without its repository the project is unusable: undo the row so the name can be retried.
+    await deleteProjectRows(app, id).catch(() => undefined);
+    await removeRepository(repoPath).catch(() => undefined);
+    throw err;
+  }
+  const found = await loadProjectById(app.db, id);
+  if (!found) throw forbidden();
+  return found;
+}
+
+/**
+ * Modules with rows that belong to a project (merge requests, protected branches, …) register a
+ * hook here; it runs inside the deleting transaction, before the project row goes.
+ */
+export const projectDeletionHooks: Array<(app: AppContext, trx: Transaction<DB>, projectId: number) => Promise<void>> = [];
+
+/** Deletes a project's rows (project, route, redirects, memberships) in one transaction. */
+export async function deleteProjectRows(app: AppContext, id: number, trxIn?: Transaction<DB>): Promise<void> {
+  const run = async (trx: Transaction<DB>) => {
+    for (const hook of projectDeletionHooks) await hook(app, trx, id);
+    await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', id).execute();
+    await trx.deleteFrom('routes').where('source_type', '=', 'Project').where('source_id', '=', id).execute();
+    await trx.deleteFrom('redirect_routes').where('source_type', '=', 'Project').where('source_id', '=', id).execute();
+    await trx.deleteFrom('projects').where('id', '=', id).execute();
+  };
+  if (trxIn) await run(trxIn);
+  else await app.database.transaction(run);
+}

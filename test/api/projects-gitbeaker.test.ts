@@ -1,0 +1,61 @@
+// Projects and members through an independent client, @gitbeaker/rest, as real users call them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Gitlab } from '@gitbeaker/rest';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let s: TestServer;
+let alice: { id: number; username: string; token: string };
+let bob: { id: number; username: string; token: string };
+
+beforeAll(async () => {
+  s = await startServer();
+  alice = await s.createUser('alice');
+  bob = await s.createUser('bob');
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('@gitbeaker/rest', () => {
+  it('creates, shows, lists, edits, archives and removes projects; manages members', async () => {
+    const api = new Gitlab({ host: s.url, token: alice.token });
+    const created = await api.Projects.create({ name: 'Beaker', initializeWithReadme: true, visibility: 'private', mergeMethod: 'ff', squashOption: 'always' });
+    expect(created.path_with_namespace).toBe('alice/beaker');
+    expect(created.default_branch).toBe('main');
+    expect(created.merge_method).toBe('ff');
+
+    const shown = await api.Projects.show('alice/beaker');
+    expect(shown.id).toBe(created.id);
+    expect((shown as any).permissions.project_access.access_level).toBe(50);
+
+    const all = await api.Projects.all({ owned: true });
+    expect(all.map((p) => p.id)).toContain(created.id);
+
+    const edited = await api.Projects.edit(created.id, { description: 'edited', removeSourceBranchAfterMerge: false });
+    expect(edited.description).toBe('edited');
+    expect(edited.remove_source_branch_after_merge).toBe(false);
+
+    const archived = await api.Projects.archive(created.id);
+    expect(archived.archived).toBe(true);
+    await api.Projects.unarchive(created.id);
+
+    const member = await api.ProjectMembers.add(created.id, 30, { userId: bob.id });
+    expect(member.access_level).toBe(30);
+    const members = await api.ProjectMembers.all(created.id);
+    expect(members.map((m) => m.username).sort()).toEqual(['alice', 'bob']);
+
+    // bob sees the project now; an outsider client gets a 404.
+    const bobApi = new Gitlab({ host: s.url, token: bob.token });
+    expect((await bobApi.Projects.show(created.id)).id).toBe(created.id);
+    await api.ProjectMembers.remove(created.id, bob.id);
+    await expect(bobApi.Projects.show(created.id)).rejects.toMatchObject({ cause: { response: { status: 404 } } });
+
+    // getAll follows Link headers across pages.
+    for (let i = 0; i < 3; i++) await api.Projects.create({ name: `more-${i}` });
+    const paged = await api.Projects.all({ owned: true, perPage: 2, orderBy: 'id', sort: 'asc' });
+    expect(paged.map((p) => p.name)).toEqual(['Beaker', 'more-0', 'more-1', 'more-2']);
+
+    await api.Projects.remove(created.id);
+    await expect(api.Projects.show(created.id)).rejects.toMatchObject({ cause: { response: { status: 404 } } });
+  });
+});
