@@ -1,0 +1,15 @@
+// The repository API: branches, files, commits, compare and tree under /projects/:id/repository.
+import type { FastifyInstance } from 'fastify';
+import { registerBranchRoutes } from './branches.js';
+import { registerCommitRoutes } from './commits.js';
+import { registerCompareRoutes } from './compare.js';
+import { registerFileRoutes } from './files.js';
+import { registerTreeRoutes } from './tree.js';
+
+export function registerRepositoryRoutes(app: FastifyInstance): void {
+  registerBranchRoutes(app);
+  registerCommitRoutes(app);
+  registerCompareRoutes(app);
+  registerFileRoutes(app);
+  registerTreeRoutes(app);
+}

@@ -1,0 +1,57 @@
+// What a git client may do with the project at a URL path: the project behind the path (current
+// or old path), the caller's access, and the decision: serve, 401 (ask for credentials), 403, 404.
+import type { AppContext } from '../context.js';
+import { AccessLevel, canReadProject } from '../services/access.js';
+import { effectiveAccess, loadProjectById, type NamespaceRow, type ProjectRow } from '../services/projects/lookup.js';
+import { canReadRepository } from '../services/repository/project-repo.js';
+import { hasScope, READ_SCOPES, WRITE_SCOPES, type GitCaller } from './credentials.js';
+
+export type GitDecision =
+  | { allow: true; project: ProjectRow; namespace: NamespaceRow; access: number }
+  | { allow: false; status: 401 | 403 | 404; message: string };
+
+const NOT_FOUND = "The project you were looking for could not be found or you don't have permission to view it.";
+const ACCESS_DENIED = 'HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you\'re required to use a token instead of a password.';
+
+/** The project id for a full path, following the redirects a rename or transfer left behind. */
+async function projectIdForPath(app: AppContext, fullPath: string): Promise<number | null> {
+  const lower = fullPath.toLowerCase();
+  const route = await app.db.selectFrom('routes').select(['source_type', 'source_id']).where('path_lower', '=', lower).executeTakeFirst();
+  if (route) return route.source_type === 'Project' ? route.source_id : null;
+  const redirect = await app.db
+    .selectFrom('redirect_routes')
+    .select(['source_type', 'source_id'])
+    .where('path_lower', '=', lower)
+    .executeTakeFirst();
+  return redirect?.source_type === 'Project' ? redirect.source_id : null;
+}
+
+/**
+ * Git clients send credentials only after a 401, so whatever an anonymous caller may not do is
+ * answered 401 (never 404, which would end the attempt); a signed-in caller who may not see the
+ * project gets 404, so its existence is not revealed.
+ */
+export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath: string, rpc: 'upload-pack' | 'receive-pack'): Promise<GitDecision> {
+  if (caller.kind === 'invalid') return { allow: false, status: 401, message: ACCESS_DENIED };
+  const anonymous = caller.kind === 'anonymous';
+  const user = caller.kind === 'user' ? caller.user : null;
+  const deny = (status: 401 | 403 | 404, message: string): GitDecision => ({ allow: false, status, message });
+  const needed = rpc === 'receive-pack' ? WRITE_SCOPES : READ_SCOPES;
+  if (!anonymous && !hasScope(caller, needed)) {
+    return rpc === 'receive-pack' && hasScope(caller, READ_SCOPES)
+      ? deny(403, 'You are not allowed to push code to this project.')
+      : deny(401, ACCESS_DENIED);
+  }
+  const id = await projectIdForPath(app, fullPath);
+  const found = id === null ? null : await loadProjectById(app.db, id);
+  if (!found) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
+  const access = await effectiveAccess(app.db, user, found.project, found.namespace);
+  const readable = canReadProject(user, found.project, access) && canReadRepository(found.project.repository_access_level, access);
+  if (!readable) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
+  if (rpc === 'receive-pack') {
+    if (anonymous) return deny(401, ACCESS_DENIED);
+    if (access < AccessLevel.DEVELOPER) return deny(403, 'You are not allowed to push code to this project.');
+    if (found.project.archived) return deny(403, 'You are not allowed to push code to an archived project.');
+  }
+  return { allow: true, project: found.project, namespace: found.namespace, access };
+}

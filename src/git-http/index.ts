@@ -1,0 +1,115 @@
+// Git over HTTP (smart protocol) at `<base>/<full_path>.git/...` (the `.git` may be left out):
+// info/refs, git-upload-pack and git-receive-pack through `git http-backend`. The pack bodies are
+// never buffered: a pass-through content type parser leaves the request stream unread and the
+// handler hijacks the reply and pipes both ways; gzip bodies are inflated by git itself.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseGitPath, readRefs, diffRefs, type ParsedGitPath } from '../git/index.js';
+import { ApiError } from '../http/errors.js';
+import { adoptDefaultBranch } from '../services/repository/default-branch.js';
+import { openRepository } from '../services/repository/project-repo.js';
+import { notifyRefChanges } from '../services/repository/ref-hooks.js';
+import { authorizeGit } from './authorize.js';
+import { identifyGitCaller } from './credentials.js';
+import { serveGit, type ServeOptions } from './serve.js';
+
+const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
+  { method: 'GET', suffix: '/info/refs' },
+  { method: 'POST', suffix: '/git-upload-pack' },
+  { method: 'POST', suffix: '/git-receive-pack' },
+];
+/** GitLab nests groups 20 deep; plus the project itself. */
+const MAX_SEGMENTS = 21;
+const PACK_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
+
+function sendText(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(status).headers(headers).type('text/plain; charset=utf-8').send(`${message}\n`);
+}
+
+function expectedContentType(parsed: ParsedGitPath): string | null {
+  if (parsed.service === 'upload-pack') return 'application/x-git-upload-pack-request';
+  if (parsed.service === 'receive-pack') return 'application/x-git-receive-pack-request';
+  return null;
+}
+
+/** After a push: adopt a default branch for an empty project, and tell listeners what moved. */
+async function afterPush(req: FastifyRequest, projectId: number, userId: number | null, before: Map<string, string>, repoPath: string) {
+  const app = req.server.lw;
+  const repo = await openRepository(app, projectId);
+  const after = await readRefs(repoPath);
+  const changes = diffRefs(before, after);
+  const created = changes.filter((ch) => ch.before === null && ch.ref.startsWith('refs/heads/')).map((ch) => ch.ref.slice('refs/heads/'.length));
+  await adoptDefaultBranch(app, projectId, repo, created);
+  const size = await repo.repositorySize();
+  await app.db.updateTable('projects').set({ repository_size: size, last_activity_at: new Date().toISOString() }).where('id', '=', projectId).execute();
+  await notifyRefChanges(app, projectId, changes, userId);
+}
+
+// GET <base>/<full_path>.git/info/refs?service=…, POST …/git-upload-pack, POST …/git-receive-pack
+async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
+  const app = req.server.lw;
+  const parsed = parseGitPath(req.url);
+  if (!parsed) return sendText(reply, 404, 'Not Found');
+  // The dumb protocol (info/refs without ?service=) is not served.
+  if (!parsed.rpc) return sendText(reply, 403, 'Dumb HTTP protocol is not supported.');
+  const wanted = expectedContentType(parsed);
+  if (wanted && (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== wanted) {
+    return sendText(reply, 415, 'Unsupported Media Type');
+  }
+  const caller = await identifyGitCaller(app, req.headers);
+  // Same buckets as the API: a clone loop or a password-guessing client is throttled alike.
+  try {
+    if (caller.kind === 'user') await app.rateLimiter.hit('authenticated', `user:${caller.user.id}`);
+    else await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
+  } catch (err) {
+    if (err instanceof ApiError) return sendText(reply, err.status, 'Retry later', err.headers);
+    throw err;
+  }
+  const decision = await authorizeGit(app, caller, parsed.repoPath, parsed.rpc);
+  if (!decision.allow) {
+    const headers: Record<string, string> = decision.status === 401 ? { 'WWW-Authenticate': 'Basic realm="GitLab"' } : {};
+    return sendText(reply, decision.status, decision.message, headers);
+  }
+  const repo = await openRepository(app, decision.project.id);
+  const pushing = parsed.service === 'receive-pack';
+  const before = pushing ? await readRefs(repo.path) : null;
+  const userId = caller.kind === 'user' ? caller.user.id : null;
+  const options: ServeOptions = { repoPath: repo.path, pathInfo: parsed.pathInfo };
+  if (caller.kind === 'user') options.remoteUser = caller.user.username;
+  if (before) {
+    const projectId = decision.project.id;
+    options.beforeEnd = () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));
+  }
+  reply.hijack();
+  try {
+    const result = await serveGit(req.raw, reply.raw, options);
+    if (result.exitCode !== 0 && result.exitCode !== null) {
+      req.log.warn({ status: result.status, exitCode: result.exitCode, stderr: result.stderr }, 'git http-backend failed');
+    }
+  } catch (err) {
+    // The reply is hijacked: Fastify's error handler cannot answer for us any more.
+    req.log.error({ err }, 'git over HTTP failed');
+    const res = reply.raw;
+    if (!res.headersSent && !res.destroyed) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+    if (!res.destroyed) res.end();
+  }
+}
+
+async function gitHttpPlugin(scope: FastifyInstance): Promise<void> {
+  // Leave pack bodies unread: the handler streams the raw request into git.
+  for (const type of PACK_TYPES) {
+    scope.addContentTypeParser(type, function passThrough(_req, payload, done) {
+      done(null, payload);
+    });
+  }
+  for (const { method, suffix } of SUFFIXES) {
+    for (let n = 2; n <= MAX_SEGMENTS; n++) {
+      const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
+      scope.route({ method, url: `/${params}${suffix}`, handler: gitHttpRoute });
+    }
+  }
+}
+
+/** Registered from src/modules.ts. */
+export async function registerGitHttp(app: FastifyInstance): Promise<void> {
+  await app.register(gitHttpPlugin);
+}
