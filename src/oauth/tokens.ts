@@ -1,0 +1,104 @@
+// Access/refresh token pairs: minting (digests only), the token response, and revocation of a
+// token, a refresh family, or everything one grant issued.
+import type { FastifyReply } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { DB } from '../db/types.js';
+import { generateHex, tokenDigest } from '../services/secrets.js';
+import { now } from './clock.js';
+
+export interface IssueInput {
+  applicationId: number;
+  userId: number;
+  scopes: string[];
+  grantId: number;
+  grantKind: 'code' | 'device';
+  /** The family a rotated pair joins; a new family when absent. */
+  familyId?: number;
+}
+
+export interface IssuedTokens {
+  id: number;
+  accessToken: string;
+  refreshToken: string;
+  scopes: string[];
+  expiresIn: number;
+  createdAt: number;
+}
+
+/** Inserts a new token pair inside the caller's transaction. */
+export async function issueTokens(ctx: AppContext, trx: Transaction<DB>, input: IssueInput): Promise<IssuedTokens> {
+  const accessToken = generateHex(32);
+  const refreshToken = generateHex(32);
+  const createdAt = now();
+  const expiresIn = ctx.config.oauthAccessTokenTtl;
+  const row = await trx
+    .insertInto('oauth_access_tokens')
+    .values({
+      resource_owner_id: input.userId,
+      application_id: input.applicationId,
+      token_digest: tokenDigest(ctx.config.secret, accessToken),
+      refresh_token_digest: tokenDigest(ctx.config.secret, refreshToken),
+      expires_in: expiresIn,
+      scopes: input.scopes.join(' '),
+      grant_id: input.grantId,
+      grant_kind: input.grantKind,
+      family_id: input.familyId ?? null,
+      created_at: new Date(createdAt).toISOString(),
+      revoked_at: null,
+      last_used_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (input.familyId === undefined) {
+    await trx.updateTable('oauth_access_tokens').set({ family_id: row.id }).where('id', '=', row.id).execute();
+  }
+  return { id: row.id, accessToken, refreshToken, scopes: input.scopes, expiresIn, createdAt };
+}
+
+/** Sends the token response (RFC 6749 §5.1) with Cache-Control: no-store. */
+export function sendTokenResponse(reply: FastifyReply, t: IssuedTokens): FastifyReply {
+  const body = {
+    access_token: t.accessToken,
+    token_type: 'Bearer',
+    expires_in: t.expiresIn,
+    refresh_token: t.refreshToken,
+    scope: t.scopes.join(' '),
+    created_at: Math.floor(t.createdAt / 1000),
+  };
+  reply.code(200).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).type('application/json');
+  return reply.send(JSON.stringify(body));
+}
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Revokes every live token of one refresh family. */
+export async function revokeFamily(db: Db, familyId: number): Promise<void> {
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: new Date(now()).toISOString() })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Revokes every live token minted from one grant (code reuse, RFC 6749 §4.1.2). */
+export async function revokeGrantTokens(db: Db, grantKind: 'code' | 'device', grantId: number): Promise<void> {
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: new Date(now()).toISOString() })
+    .where('grant_kind', '=', grantKind)
+    .where('grant_id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Revokes one token row (its access and refresh token together). */
+export async function revokeToken(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: new Date(now()).toISOString() })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
