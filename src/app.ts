@@ -12,7 +12,7 @@ import type { AppContext } from './context.js';
 import { createDatabase, ping, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { ApiError, OAuthError } from './http/errors.js';
-import { parseNested } from './http/params.js';
+import { nestFields, parseNested } from './http/params.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { extraModules } from './modules.js';
 
@@ -23,11 +23,29 @@ export interface BuildOptions {
   logger?: boolean | object;
 }
 
-const SECRET_PARAMS = /([?&](?:private_token|access_token|token|client_secret|code|refresh_token|device_code|password)=)[^&]*/gi;
+const SECRET_PARAMS = new Set(['private_token', 'access_token', 'token', 'client_secret', 'code', 'refresh_token', 'device_code', 'password']);
 
-/** Request log lines never carry secrets from the query string. */
+function decodedKey(rawKey: string): string {
+  try {
+    return decodeURIComponent(rawKey.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return rawKey.toLowerCase();
+  }
+}
+
+/**
+ * Request log lines never carry secrets from the query string. Names are compared decoded, since
+ * `private%5Ftoken=` authenticates exactly like `private_token=`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[FILTERED]');
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const pairs = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return pair;
+    return SECRET_PARAMS.has(decodedKey(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[FILTERED]` : pair;
+  });
+  return `${url.slice(0, q + 1)}${pairs.join('&')}`;
 }
 
 function isApiPath(url: string): boolean {
@@ -46,8 +64,10 @@ function errorHandler(this: FastifyInstance, err: unknown, req: FastifyRequest, 
     reply.code(err.status).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...err.headers });
     return reply.type('application/json').send(JSON.stringify({ error: err.error, error_description: err.description }));
   }
-  const e = err as { statusCode?: number; code?: string; message?: string };
-  const status = e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
+  const e = err as { statusCode?: number; code?: string; message?: string; stack?: string };
+  // A malformed multipart body fails inside busboy with a plain Error: the client's fault, not ours.
+  const badMultipart = !e.statusCode && /busboy|dicer/.test(e.stack ?? '') && req.isMultipart();
+  const status = badMultipart ? 400 : e.statusCode && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
   if (status === 500) {
     req.log.error({ err }, 'unhandled error');
     return sendApiError(new ApiError(500, { message: '500 Internal Server Error' }), reply);
@@ -84,6 +104,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const ctx: AppContext = { config, database, db: database.db, rateLimiter, reposDir, log: app.log, onClose: [] };
   app.decorate('lw', ctx);
 
+  // An empty JSON body is an empty hash, as Rack reads it (clients send `Content-Type: application/json`
+  // on body-less POSTs such as block/unblock); prototype poisoning is still refused.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, function jsonOrEmpty(req, body, done) {
+    if (typeof body === 'string' && body.trim() === '') return done(null, {});
+    return defaultJson(req, body as string, done);
+  });
+
   // Form bodies are parsed like query strings (Rack's nested forms).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     try {
@@ -94,17 +123,25 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 20 * 1024 * 1024 } });
   await app.register(cookie);
+  // Multipart fields get the same Rack nesting as query strings and form bodies (`scopes[]`).
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('preValidation', function nestMultipartFields(req, _reply, done) {
+    if (req.body && typeof req.body === 'object' && req.isMultipart()) req.body = nestFields(req.body as Record<string, unknown>);
+    done();
+  });
 
-  app.addHook('onRequest', async function guardQueryLength(req, reply) {
+  app.addHook('onRequest', function guardQueryLength(req, reply, done) {
     const q = req.url.indexOf('?');
     if (q >= 0 && req.url.length - q - 1 > config.maxQueryLength) {
+      // Answered here: done() is not called, so the request goes no further.
       reply.code(414).type('application/json').send(JSON.stringify({ message: '414 Request-URI Too Large' }));
-      return reply;
+      return;
     }
+    done();
   });
 
   // Exactly `application/json` on every JSON response (python-gitlab and gitbeaker compare it).
-  app.addHook('onSend', async function exactJsonType(req, reply, payload) {
+  app.addHook('onSend', function exactJsonType(req, reply, payload, done) {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json') && type !== 'application/json') {
       reply.header('content-type', 'application/json');
@@ -114,7 +151,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       reply.header('X-Content-Type-Options', 'nosniff');
       reply.header('Cache-Control', reply.getHeader('cache-control') ?? 'max-age=0, private, must-revalidate');
     }
-    return payload;
+    done(null, payload);
   });
 
   app.setErrorHandler(errorHandler);

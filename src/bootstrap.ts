@@ -1,5 +1,5 @@
 // First start: the admin `root` (id 1) with its namespace, its password, and the optional token.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { createPersonalAccessToken } from './services/personal-access-tokens.js';
@@ -12,9 +12,13 @@ export async function bootstrap(ctx: AppContext): Promise<void> {
   if (rootId === undefined) {
     let password = ctx.config.initialRootPassword;
     if (!password) {
-      password = generateToken();
       const file = join(ctx.config.dataDir, 'initial_root_password');
-      if (!existsSync(file)) writeFileSync(file, password + '\n', { mode: 0o600 });
+      // A start that wrote the file but failed before creating root must not leave a stale password there.
+      if (existsSync(file)) password = readFileSync(file, 'utf8').trim();
+      if (!password) {
+        password = generateToken();
+        writeFileSync(file, password + '\n', { mode: 0o600 });
+      }
     }
     try {
       const root = await createUser(ctx, { username: 'root', name: 'Administrator', email: 'admin@example.com', password, isAdmin: true });

@@ -60,7 +60,13 @@ function loadSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
   const file = join(dataDir, 'secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('hex');
-  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process started on the same data dir at the same moment: use the secret it wrote.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw err;
+  }
   return secret;
 }
 

@@ -2,11 +2,12 @@
 // CLI: labwright serve | migrate | user create | token create
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
+import { bootstrap } from './bootstrap.js';
 import { loadConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { findUserByUsername } from './db/repositories/users.js';
-import { createPersonalAccessToken, validateScopes } from './services/personal-access-tokens.js';
+import { createPersonalAccessToken, todayUtc, validateScopes } from './services/personal-access-tokens.js';
 import { createUser } from './services/users.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import type { AppContext } from './context.js';
@@ -36,7 +37,7 @@ async function cliContext(): Promise<AppContext> {
   const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(database);
   const log = { info() {}, warn() {}, error() {}, debug() {}, fatal() {}, trace() {}, child() { return log; }, level: 'silent', silent() {} };
-  return {
+  const ctx: AppContext = {
     config,
     database,
     db: database.db,
@@ -45,6 +46,18 @@ async function cliContext(): Promise<AppContext> {
     log: log as never,
     onClose: [],
   };
+  // Root is always user 1, even when the first command run on a fresh data dir is `user create`.
+  await bootstrap(ctx);
+  return ctx;
+}
+
+/** `--expires-at`: a valid YYYY-MM-DD date after today, as the API requires. */
+function readExpiresAt(v: string | undefined): string | null {
+  if (v === undefined) return null;
+  const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : new Date(NaN);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) throw new Error('--expires-at must be a date YYYY-MM-DD');
+  if (v <= todayUtc()) throw new Error('--expires-at must be in the future');
+  return v;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -82,6 +95,7 @@ async function main(argv: string[]): Promise<void> {
     if (!values.user || !values.scopes) throw new Error('--user and --scopes are required');
     const scopes = values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
     validateScopes(scopes);
+    const expiresAt = readExpiresAt(values['expires-at']);
     const ctx = await cliContext();
     const user = await findUserByUsername(ctx.db, values.user);
     if (!user) throw new Error(`no user named ${values.user}`);
@@ -89,7 +103,7 @@ async function main(argv: string[]): Promise<void> {
       userId: user.id,
       name: values.name ?? 'cli token',
       scopes,
-      expiresAt: values['expires-at'] ?? null,
+      expiresAt,
     });
     await ctx.database.close();
     console.log(token);
@@ -99,7 +113,15 @@ async function main(argv: string[]): Promise<void> {
   process.exitCode = 2;
 }
 
+/** API errors carry GitLab bodies; print their text rather than the JSON. */
+function errorText(err: Error & { body?: { message?: unknown; error?: unknown } }): string {
+  const b = err.body;
+  if (!b || typeof b !== 'object') return err.message;
+  const m = b.error ?? b.message;
+  return typeof m === 'string' ? m : JSON.stringify(m);
+}
+
 main(process.argv.slice(2)).catch((err: Error) => {
-  console.error(`labwright: ${err.message}`);
+  console.error(`labwright: ${errorText(err)}`);
   process.exit(1);
 });

@@ -1,11 +1,12 @@
 // Authentication of API requests (spec document 1 §5): where tokens are looked for, what makes
 // them valid, which scopes a route accepts, and sudo.
 import type { FastifyRequest } from 'fastify';
+import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.js';
 import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { tokenDigest } from '../services/secrets.js';
 import { ApiError, apiError, badRequest, forbidden, notFound, unauthorized } from './errors.js';
-import type { Params } from './params.js';
+import { MAX_DB_INT, type Params } from './params.js';
 
 export type TokenKind = 'personal' | 'oauth';
 
@@ -59,8 +60,13 @@ function findToken(req: FastifyRequest, params: Params): FoundToken | null {
   return found[0];
 }
 
+let today = { until: 0, value: '' };
+
+/** Today's UTC date, recomputed at most once a second (it is read on every authenticated request). */
 function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
+  const now = Date.now();
+  if (now >= today.until) today = { until: now - (now % 1000) + 1000, value: new Date(now).toISOString().slice(0, 10) };
+  return today.value;
 }
 
 function parseScopes(s: string): string[] {
@@ -70,16 +76,20 @@ function parseScopes(s: string): string[] {
 
 /** Tokens' last_used_at is written at most once per interval per process, never on every request. */
 const LAST_USED_INTERVAL_MS = 10 * 60 * 1000;
-const lastUsedWrites = new Map<string, number>();
+/** Per token id: when last_used_at was last written (or found written); read before anything else. */
+const lastUsedWrites: Record<TokenKind, Map<number, number>> = { personal: new Map(), oauth: new Map() };
 
 function noteUsed(ctx: AppContext, kind: TokenKind, id: number, lastUsedAt: string | null): void {
-  const key = `${kind}:${id}`;
   const now = Date.now();
+  const writes = lastUsedWrites[kind];
+  if (now - (writes.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
+  if (writes.size > 100_000) writes.clear();
   const stored = lastUsedAt ? Date.parse(lastUsedAt) : 0;
-  if (now - stored < LAST_USED_INTERVAL_MS) return;
-  if (now - (lastUsedWrites.get(key) ?? 0) < LAST_USED_INTERVAL_MS) return;
-  lastUsedWrites.set(key, now);
-  if (lastUsedWrites.size > 100_000) lastUsedWrites.clear();
+  if (now - stored < LAST_USED_INTERVAL_MS) {
+    writes.set(id, stored);
+    return;
+  }
+  writes.set(id, now);
   const iso = new Date(now).toISOString();
   const table = kind === 'personal' ? 'personal_access_tokens' : 'oauth_access_tokens';
   ctx.db
@@ -92,21 +102,47 @@ function noteUsed(ctx: AppContext, kind: TokenKind, id: number, lastUsedAt: stri
 
 const INVALID = () => unauthorized();
 
+// The token and its owner in one statement, compiled once per dialect (this runs on every
+// authenticated request, so it skips the query builder). A LEFT JOIN keeps "token of a missing
+// user" distinguishable from "no such token".
+const TOKEN_PREFIX = 'lw_tok_';
+const PAT_WITH_USER_SQL = (placeholder: string) =>
+  `select u.*, t.id as ${TOKEN_PREFIX}id, t.user_id as ${TOKEN_PREFIX}user_id, t.scopes as ${TOKEN_PREFIX}scopes, ` +
+  `t.revoked as ${TOKEN_PREFIX}revoked, t.expires_at as ${TOKEN_PREFIX}expires_at, t.last_used_at as ${TOKEN_PREFIX}last_used_at ` +
+  `from personal_access_tokens t left join users u on u.id = t.user_id where t.token_digest = ${placeholder}`;
+const PAT_SQL = { sqlite: PAT_WITH_USER_SQL('?'), postgres: PAT_WITH_USER_SQL('$1') };
+
+interface PatRow {
+  lw_tok_id: number;
+  lw_tok_user_id: number;
+  lw_tok_scopes: string;
+  lw_tok_revoked: number;
+  lw_tok_expires_at: string | null;
+  lw_tok_last_used_at: string | null;
+  id: number | null;
+  [column: string]: unknown;
+}
+
+/** The users columns of a joined row (the token's are prefixed). */
+function userPart(row: PatRow): UserRow {
+  const user: Record<string, unknown> = {};
+  for (const key in row) if (!key.startsWith(TOKEN_PREFIX)) user[key] = row[key];
+  return user as unknown as UserRow;
+}
+
 /** Validates a personal (or group/project access) token; returns its owner. */
 async function personalToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
-  const row = await ctx.db
-    .selectFrom('personal_access_tokens')
-    .select(['id', 'user_id', 'scopes', 'revoked', 'expires_at', 'last_used_at'])
-    .where('token_digest', '=', digest)
-    .executeTakeFirst();
+  const result = await ctx.db.executeQuery<PatRow>(CompiledQuery.raw(PAT_SQL[ctx.database.dialect], [digest]));
+  const row = result.rows[0];
   if (!row) return null;
-  if (row.revoked) throw INVALID();
-  if (row.expires_at && row.expires_at <= todayUtc()) throw INVALID();
-  const user = await findUserById(ctx.db, row.user_id);
-  if (!user || user.state !== 'active') throw INVALID();
-  noteUsed(ctx, 'personal', row.id, row.last_used_at);
+  if (row.lw_tok_revoked) throw INVALID();
+  if (row.lw_tok_expires_at && row.lw_tok_expires_at <= todayUtc()) throw INVALID();
+  if (row.id === null || row.id === undefined) throw INVALID();
+  const user = userPart(row);
+  if (user.state !== 'active') throw INVALID();
+  noteUsed(ctx, 'personal', row.lw_tok_id, row.lw_tok_last_used_at);
   return {
-    token: { kind: 'personal', id: row.id, scopes: parseScopes(row.scopes), applicationId: null, userId: user.id },
+    token: { kind: 'personal', id: row.lw_tok_id, scopes: parseScopes(row.lw_tok_scopes), applicationId: null, userId: user.id },
     user,
   };
 }
@@ -178,7 +214,8 @@ async function applySudo(ctx: AppContext, req: FastifyRequest, params: Params, a
       scope: 'sudo',
     });
   }
-  const target = /^\d+$/.test(raw) ? await findUserById(ctx.db, Number(raw)) : await findUserByUsername(ctx.db, raw);
+  const numeric = /^\d+$/.test(raw);
+  const target = numeric ? (Number(raw) <= MAX_DB_INT ? await findUserById(ctx.db, Number(raw)) : undefined) : await findUserByUsername(ctx.db, raw);
   if (!target) throw notFound(`User with ID or username '${raw}'`);
   return { user: target, token: auth.token, sudoFrom: auth.user };
 }
@@ -194,7 +231,11 @@ export async function authenticate(
   rule: ScopeRule | undefined,
 ): Promise<Auth> {
   const found = findToken(req, params);
-  if (!found) return ANONYMOUS;
+  if (!found) {
+    // GitLab's sudo! answers 401 when there is no user to check admin rights on.
+    if (headerValue(req, 'sudo') || (params.has('sudo') && params.raw.sudo !== '')) throw INVALID();
+    return ANONYMOUS;
+  }
   const resolved = await resolveToken(ctx, found.value, found.kind);
   if (!resolved) throw INVALID();
   checkScopes(resolved.token, req.method, rule);

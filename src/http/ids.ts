@@ -1,6 +1,7 @@
 // `:id` resolution for projects and groups (spec rules 6 and 12): a number, or a URL-encoded full
 // path; old paths of moved resources redirect on GET and refuse other methods.
 import { ApiError, apiError } from './errors.js';
+import { MAX_DB_INT } from './params.js';
 import type { Ctx } from './route.js';
 
 export type SourceType = 'Project' | 'Namespace';
@@ -39,7 +40,7 @@ export async function resolveId(
 ): Promise<number | null> {
   if (/^-?\d+$/.test(rawId)) {
     const n = Number(rawId);
-    return Number.isSafeInteger(n) && n > 0 ? n : null;
+    return Number.isSafeInteger(n) && n > 0 && n <= MAX_DB_INT ? n : null;
   }
   if (!rawId.includes('/') && !opts.allowTopLevelPath) return null;
   const lower = rawId.toLowerCase();

@@ -1,7 +1,7 @@
 // Offset and keyset pagination (spec document 1 §4.2) as helpers every list uses.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { paramError } from './errors.js';
-import type { ParamHash, ParamValue } from './params.js';
+import { MAX_DB_INT, type ParamHash, type ParamValue } from './params.js';
 import type { Ctx } from './route.js';
 
 export const MAX_COUNT = 10_000;
@@ -76,6 +76,8 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   opts: OffsetOptions = {},
 ): Promise<O[]> {
+  // A list that reaches the offset helper has no keyset ordering for this request (spec §4.2).
+  if (wantsKeyset(c)) keysetNotAvailable();
   const { page, perPage } = readPage(c);
   const max = c.app.config.maxOffset;
   if (opts.keysetType && max > 0 && page * perPage > max) {
@@ -90,7 +92,8 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
   if (hasNext) rows.pop();
   let total: number | null;
   if (!hasNext && (rows.length > 0 || page === 1)) {
-    total = offset + rows.length;
+    // Known without counting; still left out above 10,000 (spec §4.2 rule 1), as on every other page.
+    total = offset + rows.length > MAX_COUNT ? null : offset + rows.length;
   } else {
     total = await boundedCount(c.app.db, query);
   }
@@ -216,8 +219,8 @@ export async function paginateKeyset<DB, TB extends keyof DB, O>(
     // (a, b) > (x, y) expanded so both dialects use the indexes.
     q = q.where((eb: any) => {
       const ors = opts.order.map((o, i) => {
-        const ands = opts.order.slice(0, i).map((p, j) => eb(p.column, '=', coerce(values[j])));
-        ands.push(eb(o.column, cmp, coerce(values[i])));
+        const ands = opts.order.slice(0, i).map((p, j) => eb(p.column, '=', coerce(p.key, values[j])));
+        ands.push(eb(o.column, cmp, coerce(o.key, values[i])));
         return eb.and(ands);
       });
       return eb.or(ors);
@@ -258,6 +261,16 @@ function stringify(v: unknown): string {
   return v === null || v === undefined ? '' : String(v);
 }
 
-function coerce(v: string): string | number {
-  return /^-?\d+$/.test(v) && v.length < 16 ? Number(v) : v;
+/**
+ * Cursor values are strings. Only id columns become numbers: a name such as '007' or '9' must stay
+ * text, or SQLite compares it as a number and the walk repeats or skips rows. Both databases
+ * convert a string compared with an integer column.
+ */
+function coerce(key: string, v: unknown): string | number {
+  if (typeof v !== 'string') throw paramError('cursor is invalid');
+  const idKey = key === 'id' || key === 'iid' || key.endsWith('_id');
+  if (!idKey) return v;
+  // PostgreSQL fails (a 500) comparing an integer column with text or with a number past its range.
+  if (!/^-?\d+$/.test(v) || v.length > 11 || Math.abs(Number(v)) > MAX_DB_INT) throw paramError('cursor is invalid');
+  return Number(v);
 }

@@ -26,7 +26,10 @@ function safeKey(k: string): boolean {
   return k !== '__proto__' && k !== 'constructor' && k !== 'prototype';
 }
 
-/** Splits `a[b][0][c]` into ['a','b','0','c']; `a[]` into ['a','']. */
+/** Rack's param_depth_limit: deeper keys would let one query string exhaust the stack. */
+const MAX_DEPTH = 32;
+
+/** Splits `a[b][0][c]` into ['a','b','0','c']; `a[]` into ['a','']. Too deep: kept as one plain key. */
 function splitKey(key: string): string[] {
   const open = key.indexOf('[');
   if (open <= 0 || !key.endsWith(']')) return [key];
@@ -35,7 +38,7 @@ function splitKey(key: string): string[] {
   let m: RegExpExecArray | null;
   let consumed = open;
   while ((m = re.exec(key)) !== null) {
-    if (m.index !== consumed) return [key];
+    if (m.index !== consumed || parts.length > MAX_DEPTH) return [key];
     parts.push(m[1]);
     consumed = m.index + m[0].length;
   }
@@ -102,6 +105,26 @@ export function parseNested(qs: string): ParamHash {
   return hashesWithNumericKeysToArrays(out) as ParamHash;
 }
 
+/**
+ * Multipart fields (already decoded, repeated names as arrays) nested the same way as
+ * parseNested, so `scopes[]` and `h[key]` mean the same in every body type. Non-text values (file
+ * contents) stay under their plain name.
+ */
+export function nestFields(fields: Record<string, unknown>): ParamHash {
+  const out: ParamHash = Object.create(null);
+  for (const key of Object.keys(fields)) {
+    if (!key) continue;
+    const raw = fields[key];
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.every((v) => typeof v === 'string')) {
+      for (const v of values as string[]) assign(out, splitKey(key), v);
+    } else if (safeKey(key)) {
+      out[key] = raw as ParamValue;
+    }
+  }
+  return hashesWithNumericKeysToArrays(out) as ParamHash;
+}
+
 /** `name[0][key]` forms arrive as hashes keyed "0","1",…; GitLab reads them as arrays. */
 function hashesWithNumericKeysToArrays(v: ParamValue): ParamValue {
   if (Array.isArray(v)) return v.map(hashesWithNumericKeysToArrays);
@@ -133,6 +156,9 @@ interface Opts {
 }
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Largest value of the 32-bit integer columns: PostgreSQL fails a comparison with a larger one (a 500). */
+export const MAX_DB_INT = 2147483647;
 
 /** Typed, GitLab-worded access to the merged parameters of one request. */
 export class Params {
@@ -177,7 +203,7 @@ export class Params {
     else if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) n = Number(v);
     else throw paramError(`${name} is invalid`);
     if (!Number.isSafeInteger(n)) throw paramError(`${name} is invalid`);
-    if ((opts?.min !== undefined && n < opts.min) || (opts?.max !== undefined && n > opts.max)) {
+    if ((opts?.min !== undefined && n < opts.min) || n > (opts?.max ?? MAX_DB_INT)) {
       throw paramError(`${name} does not have a valid value`);
     }
     return n;
@@ -232,7 +258,7 @@ export class Params {
     return items.map((s) => {
       if (!/^\s*-?\d+\s*$/.test(s)) throw paramError(`${name} is invalid`);
       const n = Number(s);
-      if (!Number.isSafeInteger(n)) throw paramError(`${name} is invalid`);
+      if (!Number.isSafeInteger(n) || Math.abs(n) > MAX_DB_INT) throw paramError(`${name} is invalid`);
       return n;
     });
   }

@@ -42,11 +42,17 @@ export function createRateLimiter(config: RateLimitConfig, redisUrl: string | nu
   });
 
   async function count(key: string): Promise<Window> {
-    if (!redis) return memory.incr(key, periodMs);
+    // While Redis is down (reconnecting), do not make every request wait for it.
+    if (!redis || redis.status === 'reconnecting' || redis.status === 'close' || redis.status === 'end') return memory.incr(key, periodMs);
     const window = Math.floor(Date.now() / periodMs);
     const rkey = `labwright:rl:${key}:${window}`;
-    const [[, n]] = (await redis.multi().incr(rkey).pexpire(rkey, periodMs + 1000).exec()) as [[unknown, number]];
-    return { count: n, resetAt: (window + 1) * periodMs };
+    try {
+      const [[, n]] = (await redis.multi().incr(rkey).pexpire(rkey, periodMs + 1000).exec()) as [[unknown, number]];
+      return { count: n, resetAt: (window + 1) * periodMs };
+    } catch {
+      // Redis unreachable: limit per process rather than fail every request with a 500.
+      return memory.incr(key, periodMs);
+    }
   }
 
   return {
@@ -68,7 +74,8 @@ export function createRateLimiter(config: RateLimitConfig, redisUrl: string | nu
       });
     },
     async close() {
-      if (redis) await redis.quit().catch(() => undefined);
+      if (redis?.status === 'ready') await redis.quit().catch(() => undefined);
+      else redis?.disconnect();
     },
   };
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { authenticate, type Auth } from './auth.js';
-import { forbidden, unauthorized } from './errors.js';
+import { badRequest, forbidden, unauthorized } from './errors.js';
 import { mergeParams, Params } from './params.js';
 
 declare module 'fastify' {
@@ -42,14 +42,38 @@ export function baseUrl(app: AppContext, req: FastifyRequest): string {
   return app.config.externalUrl ?? `${req.protocol}://${req.host}`;
 }
 
+function hasNullByte(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (depth > 40 || v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some((x) => hasNullByte(x, depth + 1));
+  if (Buffer.isBuffer(v)) return false;
+  return Object.keys(v).some((k) => k.includes('\u0000') || hasNullByte((v as Record<string, unknown>)[k], depth + 1));
+}
+
 const DEFAULT_STATUS: Record<string, number> = { POST: 201, DELETE: 204 };
 
-async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions): Promise<Ctx> {
-  const params = new Params(mergeParams(req.query, req.body, req.params));
-  const auth = await authenticate(app, req, params, opts);
-  if (auth.user) await app.rateLimiter.hit('authenticated', `user:${auth.user.id}`);
+/** What a handler set through ctx.status(), read after it returns. */
+interface CtxState {
+  status: number | undefined;
+}
+
+async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions, state: CtxState): Promise<Ctx> {
+  const merged = mergeParams(req.query, req.body, req.params);
+  // GITLAB-COMPAT: GitLab's HandleNullBytes middleware answers a plain-text 400; we answer it in JSON
+  // like every API error. NUL cannot be stored in PostgreSQL text, so it must stop here.
+  if (hasNullByte(merged)) throw badRequest('parameters must not contain null bytes');
+  const params = new Params(merged);
+  let auth: Auth;
+  try {
+    auth = await authenticate(app, req, params, opts);
+  } catch (err) {
+    // A refused token still counts against the caller's IP, so token guessing is throttled too.
+    await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
+    throw err;
+  }
+  // The bucket is the token's owner, not a sudo target, so impersonation cannot spend another user's quota.
+  if (auth.user) await app.rateLimiter.hit('authenticated', `user:${auth.token?.userId ?? auth.user.id}`);
   else await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
-  let status: number | undefined;
   const ctx: Ctx = {
     app,
     req,
@@ -59,7 +83,7 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
     user: auth.user,
     base: baseUrl(app, req),
     status(code) {
-      status = code;
+      state.status = code;
       reply.code(code);
     },
     header(name, value) {
@@ -75,7 +99,6 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
       return auth.user;
     },
   };
-  Object.defineProperty(ctx, '_status', { get: () => status });
   return ctx;
 }
 
@@ -91,10 +114,11 @@ export function route(
     method,
     url: path,
     handler: async function apiRoute(req, reply) {
-      const ctx = await buildCtx(fastify.lw, req, reply, opts);
+      const state: CtxState = { status: undefined };
+      const ctx = await buildCtx(fastify.lw, req, reply, opts, state);
       const result = await handler(ctx);
       if (reply.sent || result === reply) return reply;
-      const explicit = (ctx as unknown as { _status?: number })._status;
+      const explicit = state.status;
       if (result === undefined) {
         reply.code(explicit ?? (method === 'DELETE' ? 204 : 200));
         return reply.send();

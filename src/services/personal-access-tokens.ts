@@ -5,6 +5,7 @@ import { nowIso } from '../db/database.js';
 import type { PersonalAccessTokensTable } from '../db/tables/core.js';
 import type { DB } from '../db/types.js';
 import { paramError } from '../http/errors.js';
+import { recordTokenEvent } from './audit.js';
 import { generateToken, PAT_PREFIX, tokenDigest } from './secrets.js';
 
 export type PatRow = Selectable<PersonalAccessTokensTable>;
@@ -75,6 +76,7 @@ export async function createPersonalAccessToken(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await recordTokenEvent(trx ?? app.db, input.previousId ? 'personal_access_token_rotated' : 'personal_access_token_created', row);
   return { row, token };
 }
 
@@ -115,4 +117,6 @@ export async function rotatePersonalAccessToken(
 
 export async function revokePersonalAccessToken(app: AppContext, id: number): Promise<void> {
   await app.db.updateTable('personal_access_tokens').set({ revoked: 1, updated_at: nowIso() }).where('id', '=', id).execute();
+  const row = await app.db.selectFrom('personal_access_tokens').select(['id', 'user_id', 'name']).where('id', '=', id).executeTakeFirst();
+  if (row) await recordTokenEvent(app.db, 'personal_access_token_revoked', row);
 }

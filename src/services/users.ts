@@ -10,6 +10,21 @@ import { hashPassword } from './passwords.js';
 import { pathError } from './paths.js';
 import { claimRoute, movePrefix, pathTaken, releaseRoute } from './routes.js';
 
+/**
+ * Extra parameters of the admin user API other modules own (SAML identities, provisioning group):
+ * each hook validates the request before the user is written and returns what to apply after.
+ */
+export const adminUserParamHooks: Array<(app: AppContext, params: unknown) => Promise<(userId: number) => Promise<void>>> = [];
+
+/** Fields other modules add to one user as administrators see it (identities, provisioning group). */
+export const adminUserPresentHooks: Array<(app: AppContext, userId: number, out: Record<string, unknown>) => Promise<void>> = [];
+
+/** Runs adminUserPresentHooks on a presented user; returns it. */
+export async function decorateAdminUser<T extends object>(app: AppContext, userId: number, out: T): Promise<T> {
+  for (const hook of adminUserPresentHooks) await hook(app, userId, out as Record<string, unknown>);
+  return out;
+}
+
 export interface NewUser {
   username: string;
   name: string;
@@ -137,7 +152,25 @@ export async function createUser(app: AppContext, input: NewUser, trxIn?: Transa
     await claimRoute(trx, 'Namespace', ns.id, input.username, input.name);
     return user;
   };
-  return trxIn ? run(trxIn) : app.database.transaction(run);
+  try {
+    return await (trxIn ? run(trxIn) : app.database.transaction(run));
+  } catch (err) {
+    throw takenConflict(err);
+  }
+}
+
+/**
+ * On PostgreSQL two concurrent requests can both pass assertFree; the unique indexes then decide.
+ * Their violation is the same 409 the check would have given, never a 500.
+ */
+function takenConflict(err: unknown): unknown {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  const unique = e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+  if (!unique) return err;
+  const where = `${e.constraint ?? ''} ${e.message ?? ''}`;
+  if (/email/i.test(where)) return conflict('Email has already been taken');
+  if (/username|routes|namespaces/i.test(where)) return conflict('Username has already been taken');
+  return err;
 }
 
 export interface UserChanges {
@@ -163,6 +196,14 @@ export interface UserChanges {
 export async function updateUser(app: AppContext, id: number, ch: UserChanges): Promise<UserRow> {
   validateUserFields({ username: ch.username, email: ch.email, password: ch.password, name: ch.name });
   const digest = ch.password ? await hashPassword(ch.password) : undefined;
+  try {
+    return await updateUserRow(app, id, ch, digest);
+  } catch (err) {
+    throw takenConflict(err);
+  }
+}
+
+async function updateUserRow(app: AppContext, id: number, ch: UserChanges, digest: string | undefined): Promise<UserRow> {
   return app.database.transaction(async (trx) => {
     const user = await app.database.forUpdate(trx.selectFrom('users').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     await assertFree(trx, ch.username, ch.email, id);

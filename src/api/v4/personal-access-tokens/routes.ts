@@ -4,6 +4,7 @@ import { findUserById } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { badRequest, notFound, paramError, unauthorized } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
+import { MAX_DB_INT } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import {
   addDays,
@@ -39,7 +40,7 @@ async function loadToken(c: Ctx): Promise<PatRow> {
     if (!row) throw unauthorized();
     return row;
   }
-  if (!/^\d+$/.test(raw)) throw paramError('id is invalid');
+  if (!/^\d+$/.test(raw) || Number(raw) > MAX_DB_INT) throw paramError('id is invalid');
   const row = await c.app.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', Number(raw)).executeTakeFirst();
   if (!row || (row.user_id !== user.id && !user.is_admin)) throw notFound('Personal Access Token');
   return row;
@@ -50,7 +51,7 @@ export function registerPersonalAccessTokenRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/users/:user_id/personal_access_tokens', async (c) => {
     c.requireAdmin();
     const raw = String(c.params.raw.user_id);
-    const target = /^\d+$/.test(raw) ? await findUserById(c.app.db, Number(raw)) : undefined;
+    const target = /^\d+$/.test(raw) && Number(raw) <= MAX_DB_INT ? await findUserById(c.app.db, Number(raw)) : undefined;
     if (!target) throw notFound('User');
     const input = readNewToken(c);
     const { row, token } = await createPersonalAccessToken(c.app, { userId: target.id, ...input });

@@ -4,9 +4,10 @@ import { findUserById, type UserRow } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { forbidden, notFound, paramError } from '../../../http/errors.js';
 import { keysetNotAvailable, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
+import { MAX_DB_INT } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { generateToken } from '../../../services/secrets.js';
-import { createUser, deleteUser, personalNamespaceId, setUserState, updateUser, type UserChanges } from '../../../services/users.js';
+import { adminUserParamHooks, createUser, decorateAdminUser, deleteUser, personalNamespaceId, setUserState, updateUser, type UserChanges } from '../../../services/users.js';
 import { presentUser, presentUserBasic, presentUserPublic, presentUserWithAdmin } from '../entities/user.js';
 
 const USER_SCOPES = { extraScopes: ['read_user'] };
@@ -15,14 +16,14 @@ const ORDERS = ['id', 'name', 'username', 'created_at', 'updated_at'] as const;
 async function loadUser(c: Ctx, name = 'id'): Promise<UserRow> {
   const raw = c.params.raw[name];
   const id = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  const user = Number.isSafeInteger(id) ? await findUserById(c.app.db, id) : undefined;
+  const user = Number.isSafeInteger(id) && id <= MAX_DB_INT ? await findUserById(c.app.db, id) : undefined;
   if (!user) throw notFound('User');
   return user;
 }
 
 /** What the caller sees of another user: admins everything, the user itself its own view. */
 async function presentFor(c: Ctx, u: UserRow) {
-  if (c.user?.is_admin) return presentUserWithAdmin(u, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, u.id) });
+  if (c.user?.is_admin) return decorateAdminUser(c.app, u.id, presentUserWithAdmin(u, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, u.id) }));
   if (c.user?.id === u.id) return presentUserPublic(u, c);
   return presentUser(u, c);
 }
@@ -131,6 +132,7 @@ export function registerUserRoutes(app: FastifyInstance): void {
     }
     if (given.length > 1) throw paramError(`${given.join(', ')} are mutually exclusive`);
     const ch = readChanges(c, true);
+    const extra = await Promise.all(adminUserParamHooks.map((h) => h(c.app, c.params)));
     const password = ch.password ?? (p.bool('force_random_password') || p.bool('reset_password') ? generateToken() : undefined);
     const user = await createUser(c.app, {
       ...ch,
@@ -141,15 +143,18 @@ export function registerUserRoutes(app: FastifyInstance): void {
       isAdmin: ch.isAdmin,
       createdById: admin.id,
     });
-    return presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, user.id) });
+    for (const apply of extra) await apply(user.id);
+    return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, user.id) }));
   });
 
   // PUT /users/:id
   route(app, 'PUT', '/users/:id', async (c) => {
     c.requireAdmin();
     const target = await loadUser(c);
+    const extra = await Promise.all(adminUserParamHooks.map((h) => h(c.app, c.params)));
     const user = await updateUser(c.app, target.id, readChanges(c, true));
-    return presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, user.id) });
+    for (const apply of extra) await apply(user.id);
+    return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, user.id) }));
   });
 
   // DELETE /users/:id

@@ -11,14 +11,17 @@ export function registerVersionRoutes(app: FastifyInstance): void {
     enterprise,
     labwright_version: LABWRIGHT_VERSION,
   });
+  // GitLab's version.rb and metadata.rb also accept read_user tokens on GET (python-gitlab's auth()
+  // then version() sequence works with a read_user token).
+  const scopes = { extraScopes: ['read_user'] };
   // GET /version
   route(app, 'GET', '/version', (c) => {
     c.requireUser();
     return body(c.app.config.plan !== 'free');
-  });
+  }, scopes);
   // GET /metadata
   route(app, 'GET', '/metadata', (c) => {
     c.requireUser();
     return body(c.app.config.plan !== 'free');
-  });
+  }, scopes);
 }
