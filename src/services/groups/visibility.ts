@@ -1,0 +1,151 @@
+// Who can see and act on which groups: grants from memberships (inherited down the tree) and from
+// group sharing, and the SQL filter lists use so an outsider never sees a private group.
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { DB } from '../../db/types.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import { AccessLevel, ancestorIds, namespaceAccess, namespaceAccessExtensions, type NamespaceLike } from '../access.js';
+
+export interface Grant {
+  /** Traversal prefix ('/1/5/'): the group and everything below it. */
+  traversal: string;
+  level: number;
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Every traversal prefix the user holds a level on: direct group memberships, and groups shared
+ * with a group the user belongs to (the lower of the link's level and the member's).
+ */
+export async function userGrants(db: Kysely<DB>, userId: number): Promise<Grant[]> {
+  const direct = await db
+    .selectFrom('members')
+    .innerJoin('namespaces', 'namespaces.id', 'members.source_id')
+    .select(['namespaces.traversal', 'members.access_level'])
+    .where('members.source_type', '=', 'Namespace')
+    .where('members.user_id', '=', userId)
+    .where('namespaces.kind', '=', 'group')
+    .where((eb) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', today())]))
+    .execute();
+  const grants: Grant[] = direct.map((d) => ({ traversal: d.traversal, level: d.access_level }));
+  if (grants.length === 0) return grants;
+  const links = await db
+    .selectFrom('group_group_links')
+    .innerJoin('namespaces as shared', 'shared.id', 'group_group_links.shared_group_id')
+    .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
+    .select(['shared.traversal as shared_traversal', 'with.traversal as with_traversal', 'group_group_links.group_access'])
+    .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', today())]))
+    .where((eb) => eb.or(grants.map((g) => eb('with.traversal', 'like', `${g.traversal}%`))))
+    .execute();
+  for (const l of links) {
+    const memberLevel = Math.max(...grants.filter((g) => l.with_traversal.startsWith(g.traversal)).map((g) => g.level));
+    grants.push({ traversal: l.shared_traversal, level: Math.min(l.group_access, memberLevel) });
+  }
+  return grants;
+}
+
+export function grantedLevel(grants: Grant[], traversal: string): number {
+  let level = 0;
+  for (const g of grants) if (traversal.startsWith(g.traversal) && g.level > level) level = g.level;
+  return level;
+}
+
+/** Ids of the ancestors of granted groups: a member of a subgroup may see its parents. */
+export function ancestorIdsOfGrants(grants: Grant[]): number[] {
+  const ids = new Set<number>();
+  for (const g of grants) for (const id of g.traversal.split('/').filter(Boolean)) ids.add(Number(id));
+  return [...ids];
+}
+
+type NsEB = ExpressionBuilder<DB, 'namespaces'>;
+
+/** Condition: the namespace lies under one of the grants with at least `minLevel`. */
+export function underGrants(eb: NsEB, grants: Grant[], minLevel = 1): Expression<SqlBool> {
+  const ok = grants.filter((g) => g.level >= minLevel);
+  if (ok.length === 0) return sql<SqlBool>`1 = 0`;
+  return eb.or(ok.map((g) => eb('namespaces.traversal', 'like', `${g.traversal}%`)));
+}
+
+/** Condition: the caller can see this group (admins see all; callers pass grants of the user). */
+export function visibleGroups(eb: NsEB, user: UserRow | null, grants: Grant[]): Expression<SqlBool> {
+  if (user?.is_admin) return sql<SqlBool>`1 = 1`;
+  const ors: Expression<SqlBool>[] = [eb('namespaces.visibility', '=', 'public')];
+  if (user && !user.external) ors.push(eb('namespaces.visibility', '=', 'internal'));
+  if (grants.length) {
+    ors.push(underGrants(eb, grants));
+    ors.push(eb('namespaces.id', 'in', ancestorIdsOfGrants(grants)));
+  }
+  return eb.or(ors);
+}
+
+/** Group-level access including sharing, for one group (admins are handled by callers). */
+export async function groupAccess(db: Kysely<DB>, user: UserRow | null, ns: NamespaceLike): Promise<number> {
+  return namespaceAccess(db, user, ns);
+}
+
+/** Read rule for one group: admin, public, internal for non-external users, granted, or ancestor of granted. */
+export async function canReadGroup(db: Kysely<DB>, user: UserRow | null, ns: NamespaceLike): Promise<boolean> {
+  if (user?.is_admin) return true;
+  if (ns.visibility === 'public') return true;
+  if (!user) return false;
+  if (ns.visibility === 'internal' && !user.external) return true;
+  if ((await namespaceAccess(db, user, ns)) >= AccessLevel.MINIMAL_ACCESS) return true;
+  // Membership somewhere below makes the ancestors visible.
+  const below = await db
+    .selectFrom('members')
+    .innerJoin('namespaces', 'namespaces.id', 'members.source_id')
+    .select('members.id')
+    .where('members.source_type', '=', 'Namespace')
+    .where('members.user_id', '=', user.id)
+    .where('namespaces.traversal', 'like', `${ns.traversal}%`)
+    .executeTakeFirst();
+  if (below) return true;
+  return hasProjectBelow(db, user.id, ns.traversal);
+}
+
+async function hasProjectBelow(db: Kysely<DB>, userId: number, traversal: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('members')
+    .innerJoin('projects', 'projects.id', 'members.source_id')
+    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select('members.id')
+    .where('members.source_type', '=', 'Project')
+    .where('members.user_id', '=', userId)
+    .where('namespaces.traversal', 'like', `${traversal}%`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+let registered = false;
+
+/** Registers group sharing with the access rules so shared access counts everywhere. */
+export function registerGroupSharingAccess(): void {
+  if (registered) return;
+  registered = true;
+  namespaceAccessExtensions.push(async function sharedGroupAccess(db, userId, ns) {
+    if (ns.kind !== 'group') return 0;
+    const links = await db
+      .selectFrom('group_group_links')
+      .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
+      .select(['with.traversal', 'with.id', 'group_group_links.group_access'])
+      .where('group_group_links.shared_group_id', 'in', ancestorIds(ns))
+      .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', today())]))
+      .execute();
+    let level = 0;
+    for (const l of links) {
+      const row = await db
+        .selectFrom('members')
+        .select((eb) => eb.fn.max<number>('access_level').as('level'))
+        .where('source_type', '=', 'Namespace')
+        .where('source_id', 'in', ancestorIds({ id: l.id, traversal: l.traversal }))
+        .where('user_id', '=', userId)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+        .executeTakeFirst();
+      const member = Number(row?.level ?? 0);
+      if (member > 0) level = Math.max(level, Math.min(member, l.group_access));
+    }
+    return level;
+  });
+}
