@@ -1,6 +1,6 @@
 // Kysely set-up for both dialects: one query code path, two drivers.
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
 import type { DB } from './types.js';
@@ -59,10 +59,32 @@ export function openSqlite(file: string): BetterSqlite3.Database {
   return raw;
 }
 
+/**
+ * LABWRIGHT_QUERY_STATS=1 (bench/profile.ts sets it): total time and count per SQL text, written
+ * to stderr when the process exits. Off by default: no cost on the request path.
+ */
+function queryStatsLogger(): ((event: LogEvent) => void) | undefined {
+  if (!process.env.LABWRIGHT_QUERY_STATS) return undefined;
+  const stats = new Map<string, { n: number; ms: number }>();
+  process.once('exit', () => {
+    const rows = [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25);
+    for (const [text, s] of rows) process.stderr.write(`[sql] ${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(7)}× ${(s.ms / s.n).toFixed(3)} ms  ${text.slice(0, 400)}\n`);
+  });
+  return (event) => {
+    const s = stats.get(event.query.sql) ?? { n: 0, ms: 0 };
+    s.n++;
+    s.ms += event.queryDurationMillis;
+    stats.set(event.query.sql, s);
+  };
+}
+
 export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    // An idle client whose server connection ends (restart, drop database) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on('error', () => undefined);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryStatsLogger() });
     return {
       db,
       dialect: 'postgres',
@@ -72,7 +94,7 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     };
   }
   const raw = openSqlite(opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3'));
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: raw }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: raw }), log: queryStatsLogger() });
   return {
     db,
     dialect: 'sqlite',

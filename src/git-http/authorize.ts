@@ -11,6 +11,8 @@ export type GitDecision =
   | { allow: false; status: 401 | 403 | 404; message: string };
 
 const NOT_FOUND = "The project you were looking for could not be found or you don't have permission to view it.";
+const PUSH_DENIED = 'You are not allowed to push code to this project.';
+const DOWNLOAD_DENIED = 'You are not allowed to download code from this project.';
 const ACCESS_DENIED = 'HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you\'re required to use a token instead of a password.';
 
 /** The project id for a full path, following the redirects a rename or transfer left behind. */
@@ -39,18 +41,22 @@ export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath:
   const needed = rpc === 'receive-pack' ? WRITE_SCOPES : READ_SCOPES;
   if (!anonymous && !hasScope(caller, needed)) {
     return rpc === 'receive-pack' && hasScope(caller, READ_SCOPES)
-      ? deny(403, 'You are not allowed to push code to this project.')
+      ? deny(403, PUSH_DENIED)
       : deny(401, ACCESS_DENIED);
   }
   const id = await projectIdForPath(app, fullPath);
   const found = id === null ? null : await loadProjectById(app.db, id);
   if (!found) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
   const access = await effectiveAccess(app.db, user, found.project, found.namespace);
-  const readable = canReadProject(user, found.project, access) && canReadRepository(found.project.repository_access_level, access);
-  if (!readable) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
+  if (!canReadProject(user, found.project, access)) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
+  // Seeing the project is not reading its code (a Guest of a private project): GitLab's 403.
+  if (!canReadRepository(found.project, user, access)) {
+    if (anonymous) return deny(401, ACCESS_DENIED);
+    return deny(403, rpc === 'receive-pack' ? PUSH_DENIED : DOWNLOAD_DENIED);
+  }
   if (rpc === 'receive-pack') {
     if (anonymous) return deny(401, ACCESS_DENIED);
-    if (access < AccessLevel.DEVELOPER) return deny(403, 'You are not allowed to push code to this project.');
+    if (access < AccessLevel.DEVELOPER) return deny(403, PUSH_DENIED);
     if (found.project.archived) return deny(403, 'You are not allowed to push code to an archived project.');
   }
   return { allow: true, project: found.project, namespace: found.namespace, access };

@@ -45,7 +45,11 @@ const SUFFIXES: Array<[string, GitService]> = [
 const SEGMENT_RE = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 
 function rpcFromQuery(query: string): 'upload-pack' | 'receive-pack' | null {
-  const service = new URLSearchParams(query).get('service');
+  // Exactly one: URLSearchParams reads the first value but git http-backend (CGI) the last, so
+  // `?service=git-upload-pack&service=git-receive-pack` would be authorised as one and run as the other.
+  const services = new URLSearchParams(query).getAll('service');
+  if (services.length !== 1) return null;
+  const service = services[0];
   if (service === 'git-upload-pack') return 'upload-pack';
   if (service === 'git-receive-pack') return 'receive-pack';
   return null;

@@ -51,6 +51,25 @@ export function isValidBranchName(name: string): boolean {
   return isValidRefName(`refs/heads/${name}`);
 }
 
+/** Prefixes GitLab's GitRefValidator refuses in new branch names: they would read as full refs. */
+const EXPANDED_PREFIXES = ['refs/heads/', 'refs/remotes/', 'refs/tags/'];
+/** NAME_MAX (255) less the '.lock' suffix git writes beside a loose ref. */
+const MAX_COMPONENT_BYTES = 250;
+/** Well inside PATH_MAX once the repository directory is prepended. */
+const MAX_NAME_BYTES = 1024;
+
+/**
+ * A name for a branch created through the API: git's rules, GitLab's GitRefValidator prefixes, and
+ * what the loose-ref files can store (a longer name would fail deep inside `git update-ref`).
+ * GITLAB-COMPAT: GitLab has no explicit length limit; its storage fails on the same names.
+ */
+export function isValidNewBranchName(name: string): boolean {
+  if (!isValidBranchName(name)) return false;
+  if (EXPANDED_PREFIXES.some((p) => name.startsWith(p))) return false;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) return false;
+  return name.split('/').every((c) => Buffer.byteLength(c) <= MAX_COMPONENT_BYTES);
+}
+
 /** Same rules for tags (`refs/tags/<name>`); a leading '-' is refused for argv safety. */
 export function isValidTagName(name: string): boolean {
   if (name.startsWith('-')) return false;

@@ -29,7 +29,11 @@ function classifyRefError(err: unknown, ref: string): unknown {
   const s = err.stderr;
   let code: GitError['code'] = 'failed';
   let message = `cannot update ${ref}`;
-  if (/is at [0-9a-f]+ but expected|reference already exists|unable to resolve reference|\.lock': File exists|Unable to create .*\.lock/.test(s)) {
+  if (/File name too long/.test(s)) {
+    // The files backend cannot store a name this long: the name is at fault, not a race.
+    code = 'invalid_ref';
+    message = `ref name too long: ${ref.slice(0, 100)}`;
+  } else if (/is at [0-9a-f]+ but expected|reference already exists|unable to resolve reference|\.lock': File exists|Unable to create .*\.lock/.test(s)) {
     // Someone else changed (or holds the lock on) the ref: the caller's view is stale.
     code = 'cas_failed';
     message = `${ref} was changed concurrently`;

@@ -23,7 +23,7 @@ export type { Diff, DiffLimits } from './diff.js';
 export type { FileAction, CommitFilesOptions } from './write.js';
 export type { MergeTreeResult, MergeCommitOptions, SquashOptions, RebaseOptions } from './merge.js';
 export type { Blob, Branch, Tag, TreeItem, CompareResult, CompareOptions, ListCommitsOptions } from './read.js';
-export { isValidBranchName, isValidRefName, isValidTagName } from './refname.js';
+export { isValidBranchName, isValidNewBranchName, isValidRefName, isValidTagName } from './refname.js';
 export { readRefs, diffRefs, ZERO_SHA, type RefChange } from './refs.js';
 
 /**

@@ -10,6 +10,8 @@ import { conflict, forbidden, notFound, validationError } from '../http/errors.j
 import { AccessLevel, ancestorIds } from './access.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { onUniqueViolation } from './projects/unique.js';
+import { recordAudit } from './audit.js';
+import { containsCi } from '../db/sql-helpers.js';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -62,14 +64,12 @@ function applyMemberFilters<Q extends { where: (...args: any[]) => Q }>(db: Kyse
   if (f.userIds?.length) out = out.where('members.user_id', 'in', f.userIds);
   if (f.skipUsers?.length) out = out.where('members.user_id', 'not in', f.skipUsers);
   if (f.query) {
-    const needle = `%${f.query.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`;
+    // containsCi adds `ESCAPE '\'`: SQLite has no default LIKE escape, so '_' and '%' matched anything.
+    const needle = f.query;
     out = out.where('members.user_id', 'in', (db as Kysely<DB>)
       .selectFrom('users')
       .select('users.id')
-      .where((eb) => eb.or([
-        eb(eb.fn('lower', ['users.name']), 'like', needle),
-        eb(eb.fn('lower', ['users.username']), 'like', needle),
-      ])));
+      .where((eb) => eb.or([containsCi('users.name', needle), containsCi('users.username', needle)])));
   }
   return out;
 }
@@ -138,9 +138,20 @@ async function assertInheritance(db: Kysely<DB>, source: MemberSource, userId: n
   }
 }
 
+/**
+ * Serialises membership changes of one source: the source's own row is locked first (PostgreSQL;
+ * SQLite's BEGIN IMMEDIATE already serialises), so two changes never lock member rows in opposite
+ * orders (a deadlock) nor both pass the last-Owner check.
+ */
+async function lockSource(app: AppContext, trx: Kysely<DB>, source: MemberSource): Promise<void> {
+  const table = source.type === 'Project' ? 'projects' : 'namespaces';
+  await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', '=', source.id)).execute();
+}
+
 /** A group must keep at least one Owner. */
 async function assertNotLastOwner(db: Kysely<DB>, source: MemberSource, member: MemberRow): Promise<void> {
   if (source.type !== 'Namespace' || member.access_level < AccessLevel.OWNER) return;
+  // Callers hold the source's lock (lockSource), so the count cannot change under us.
   const owners = await activeOnly(db.selectFrom('members').select('members.id').where('members.source_type', '=', 'Namespace').where('members.source_id', '=', source.id).where('members.access_level', '>=', AccessLevel.OWNER)).execute();
   if (owners.length <= 1) throw forbidden();
 }
@@ -150,7 +161,22 @@ export interface MemberChange {
   expiresAt?: string | null;
 }
 
-export async function addMember(app: AppContext, actor: UserRow, actorAccess: number, source: MemberSource, userId: number, change: MemberChange): Promise<MemberRow> {
+/** Who made a membership change and from where, for its audit event. */
+export interface MemberAuditCtx {
+  actor?: UserRow | null;
+  ip?: string | null;
+}
+
+/** Records a membership change against the project or group, in the change's transaction. */
+async function auditMember(trx: Kysely<DB>, source: MemberSource, actor: UserRow | null | undefined, ip: string | null | undefined, userId: number, eventName: string, details: Record<string, unknown>): Promise<void> {
+  const user = await trx.selectFrom('users').select(['username']).where('id', '=', userId).executeTakeFirst();
+  const entity = source.type === 'Project'
+    ? { entityType: 'Project' as const, entityPath: `${source.namespace.full_path}/${source.project.path}` }
+    : { entityType: 'Group' as const, entityPath: source.namespace.full_path };
+  await recordAudit(trx, { author: actor ?? null, ...entity, entityId: source.id, eventName, targetType: 'User', targetId: userId, targetDetails: user?.username ?? null, details, ipAddress: ip ?? null });
+}
+
+export async function addMember(app: AppContext, actor: UserRow, actorAccess: number, source: MemberSource, userId: number, change: MemberChange, audit: MemberAuditCtx = {}): Promise<MemberRow> {
   assertMayGrant(actorAccess, change.accessLevel);
   assertExpiry(change.expiresAt);
   const user = await app.db.selectFrom('users').select(['id']).where('id', '=', userId).executeTakeFirst();
@@ -166,50 +192,68 @@ export async function addMember(app: AppContext, actor: UserRow, actorAccess: nu
       await trx.deleteFrom('members').where('id', '=', existing.id).execute();
     }
     const now = nowIso();
-    return trx
+    const row = await trx
       .insertInto('members')
       .values({ source_type: source.type, source_id: source.id, user_id: userId, access_level: change.accessLevel, expires_at: change.expiresAt ?? null, created_by_id: actor.id, member_role_id: null, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await auditMember(trx, source, actor, audit.ip, userId, 'member_created', { add: 'user_access', as: ACCESS_LEVEL_NAMES[change.accessLevel] ?? String(change.accessLevel), expires_at: change.expiresAt ?? null });
+    return row;
   }), () => conflict('Member already exists'));
 }
 
-export async function updateMember(app: AppContext, actorAccess: number, source: MemberSource, userId: number, change: Partial<MemberChange>): Promise<MemberRow> {
-  const member = await findDirectMember(app.db, source, userId);
-  if (!member) throw notFound('Member');
-  // A Maintainer can neither change an Owner nor make someone Owner.
-  assertMayGrant(actorAccess, member.access_level);
-  if (change.accessLevel !== undefined) {
-    assertMayGrant(actorAccess, change.accessLevel);
-    if (change.accessLevel < member.access_level) {
-      if (isPersonalOwner(source, userId)) throw forbidden();
-      await assertNotLastOwner(app.db, source, member);
+export async function updateMember(app: AppContext, actorAccess: number, source: MemberSource, userId: number, change: Partial<MemberChange>, audit: MemberAuditCtx = {}): Promise<MemberRow> {
+  // Read, check and write in one transaction: the last-Owner rule is a read-then-write.
+  return app.database.transaction(async (trx) => {
+    await lockSource(app, trx, source);
+    const member = await app.database.forUpdate(activeOnly(trx.selectFrom('members').selectAll('members').where('members.source_type', '=', source.type).where('members.source_id', '=', source.id).where('members.user_id', '=', userId))).executeTakeFirst();
+    if (!member) throw notFound('Member');
+    // A Maintainer can neither change an Owner nor make someone Owner.
+    assertMayGrant(actorAccess, member.access_level);
+    if (change.accessLevel !== undefined) {
+      assertMayGrant(actorAccess, change.accessLevel);
+      if (change.accessLevel < member.access_level) {
+        if (isPersonalOwner(source, userId)) throw forbidden();
+        await assertNotLastOwner(trx, source, member);
+      }
+      await assertInheritance(trx, source, userId, change.accessLevel);
     }
-    await assertInheritance(app.db, source, userId, change.accessLevel);
-  }
-  assertExpiry(change.expiresAt);
-  await app.db
-    .updateTable('members')
-    .set({
-      ...(change.accessLevel !== undefined ? { access_level: change.accessLevel } : {}),
-      ...(change.expiresAt !== undefined ? { expires_at: change.expiresAt } : {}),
-      updated_at: nowIso(),
-    })
-    .where('id', '=', member.id)
-    .execute();
-  return (await app.db.selectFrom('members').selectAll().where('id', '=', member.id).executeTakeFirst())!;
+    assertExpiry(change.expiresAt);
+    await trx
+      .updateTable('members')
+      .set({
+        ...(change.accessLevel !== undefined ? { access_level: change.accessLevel } : {}),
+        ...(change.expiresAt !== undefined ? { expires_at: change.expiresAt } : {}),
+        updated_at: nowIso(),
+      })
+      .where('id', '=', member.id)
+      .execute();
+    const level = change.accessLevel ?? member.access_level;
+    await auditMember(trx, source, audit.actor, audit.ip, userId, 'member_updated', {
+      change: 'access_level',
+      from: ACCESS_LEVEL_NAMES[member.access_level] ?? String(member.access_level),
+      to: ACCESS_LEVEL_NAMES[level] ?? String(level),
+      expiry_from: member.expires_at,
+      expiry_to: change.expiresAt !== undefined ? change.expiresAt : member.expires_at,
+    });
+    return (await trx.selectFrom('members').selectAll().where('id', '=', member.id).executeTakeFirst())!;
+  });
 }
 
 /** Removes a membership. Members may leave on their own; managers need the source's manage level. */
-export async function removeMember(app: AppContext, actor: UserRow, actorAccess: number, manageLevel: number, source: MemberSource, userId: number): Promise<void> {
-  const member = await findDirectMember(app.db, source, userId);
-  if (!member) throw notFound('Member');
-  const self = actor.id === userId;
-  if (!self) {
-    if (actorAccess < manageLevel) throw forbidden();
-    assertMayGrant(actorAccess, member.access_level);
-  }
-  if (isPersonalOwner(source, userId)) throw forbidden();
-  await assertNotLastOwner(app.db, source, member);
-  await app.db.deleteFrom('members').where('id', '=', member.id).execute();
+export async function removeMember(app: AppContext, actor: UserRow, actorAccess: number, manageLevel: number, source: MemberSource, userId: number, audit: MemberAuditCtx = {}): Promise<void> {
+  await app.database.transaction(async (trx) => {
+    await lockSource(app, trx, source);
+    const member = await app.database.forUpdate(activeOnly(trx.selectFrom('members').selectAll('members').where('members.source_type', '=', source.type).where('members.source_id', '=', source.id).where('members.user_id', '=', userId))).executeTakeFirst();
+    if (!member) throw notFound('Member');
+    const self = actor.id === userId;
+    if (!self) {
+      if (actorAccess < manageLevel) throw forbidden();
+      assertMayGrant(actorAccess, member.access_level);
+    }
+    if (isPersonalOwner(source, userId)) throw forbidden();
+    await assertNotLastOwner(trx, source, member);
+    await trx.deleteFrom('members').where('id', '=', member.id).execute();
+    await auditMember(trx, source, actor, audit.ip, userId, 'member_destroyed', { remove: 'user_access', as: ACCESS_LEVEL_NAMES[member.access_level] ?? String(member.access_level) });
+  });
 }

@@ -276,6 +276,33 @@ describe('group members and inheritance', () => {
     expect(oldSub.status).toBe(404);
   });
 
+  it('two Owners removing each other at once leave the group with one Owner', async () => {
+    const g = await makeGroup(owner.token, 'owner', 'duel');
+    await add(owner.token, `/groups/${g.id}`, maint.id, 50);
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = await Promise.all([
+        s.request('DELETE', `/groups/${g.id}/members/${maint.id}`, { token: owner.token }),
+        s.request('DELETE', `/groups/${g.id}/members/${owner.id}`, { token: maint.token }),
+      ]);
+      // One wins; the loser is refused (403 last Owner, or 404 once it no longer sees the private group).
+      expect([a.status, b.status].filter((st) => st === 204)).toHaveLength(1);
+      expect([a.status, b.status].every((st) => st === 204 || st === 403 || st === 404), `${a.status} ${a.text} / ${b.status} ${b.text}`).toBe(true);
+      const owners = (await s.request('GET', `/groups/${g.id}/members`, { token: s.rootToken })).body.filter((m: any) => m.access_level === 50);
+      expect(owners).toHaveLength(1);
+      // Put the removed Owner back for the next round.
+      const gone = a.status === 204 ? maint : owner;
+      expect((await add(s.rootToken, `/groups/${g.id}`, gone.id, 50)).status).toBe(201);
+    }
+  });
+
+  it('member search treats _ and % literally', async () => {
+    const r = await s.request('GET', `/projects/${project.id}/members/all`, { token: owner.token, query: { query: 'own_r' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual([]);
+    const plain = await s.request('GET', `/projects/${project.id}/members/all`, { token: owner.token, query: { query: 'owne' } });
+    expect(plain.body.map((m: any) => m.username)).toContain('owner');
+  });
+
   it('paginates member lists with GitLab headers', async () => {
     const r = await s.request('GET', `/groups/${group.id}/members`, { token: owner.token, query: { per_page: 1 } });
     expect(r.body).toHaveLength(1);

@@ -104,6 +104,11 @@ describe('POST /projects', () => {
       [{ name: 'x8', default_branch: 'bad..branch', initialize_with_readme: true }, 400, { message: { default_branch: ['is invalid'] } }],
       [{ name: 'x9', namespace_id: 999999 }, 404, { message: '404 Namespace Not Found' }],
       [{ name: 'x10', namespace_id: 'bob' }, 400, { message: { namespace: ['is not valid'] } }],
+      // null names nothing: the same 400 as no name at all (was a 500).
+      [{ name: null }, 400, { error: 'name, path are missing, at least one parameter must be provided' }],
+      [{ name: null, path: null }, 400, { error: 'name, path are missing, at least one parameter must be provided' }],
+      [{ name: 'x11', default_branch: 'refs/heads/main' }, 400, { message: { default_branch: ['is invalid'] } }],
+      [{ name: 'x12', default_branch: 'b'.repeat(300) }, 400, { message: { default_branch: ['is invalid'] } }],
     ];
     for (const [json, status, body] of cases) {
       const r = await s.request('POST', '/projects', { token: alice.token, json });
@@ -135,6 +140,18 @@ describe('POST /projects', () => {
       ),
     );
     expect(renames.map((r) => r.status).sort()).toEqual([200, 400]);
+  });
+
+  it('a repository made by a request racing the creation is kept, not a 500 that deletes the project', async () => {
+    const before = await create(alice.token, { name: 'race-repo-before' });
+    // What openRepository does when a git or repository API request reaches the new id first.
+    const { initBareRepository } = await import('../../src/git/repository.js');
+    await initBareRepository(join(s.dataDir, 'repositories', `${before.id + 1}.git`));
+    const r = await s.request('POST', '/projects', { token: alice.token, json: { name: 'race-repo', default_branch: 'trunk', initialize_with_readme: true } });
+    expect([r.status, r.body.id]).toEqual([201, before.id + 1]);
+    expect(r.body.default_branch).toBe('trunk');
+    const readme = await s.request('GET', `/projects/${r.body.id}/repository/files/README.md/raw`, { token: alice.token, query: { ref: 'trunk' } });
+    expect(readme.text).toContain('# race-repo');
   });
 
   it('requires authentication', async () => {

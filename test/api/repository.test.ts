@@ -310,6 +310,14 @@ describe('commits', () => {
     expect(unknown.body).toEqual([]);
     const badSince = await s.request('GET', `/projects/${pid}/repository/commits`, { token: reporter.token, query: { since: 'yesterday' } });
     expect(badSince.status).toBe(400);
+    // with_stats reads every commit's stats in one git spawn; they equal the single-commit stats.
+    const withStats = await s.request('GET', `/projects/${pid}/repository/commits`, { token: reporter.token, query: { with_stats: true, per_page: 100 } });
+    expect(withStats.body.length).toBeGreaterThan(2);
+    for (const c of withStats.body) {
+      const one = await s.request('GET', `/projects/${pid}/repository/commits/${c.id}`, { token: reporter.token });
+      expect({ id: c.id, stats: c.stats }).toEqual({ id: c.id, stats: one.body.stats });
+    }
+    expect(withStats.body.some((c: any) => c.stats.total > 0)).toBe(true);
   });
 
   it('answers 404 for unknown commits and 400 for bad actions', async () => {
@@ -415,6 +423,11 @@ describe('hostile input', () => {
     requests.push(['POST', `/projects/${pid}/repository/commits`, { branch: 'trunk', commit_message: 'm', force: true, actions: [{ action: 'create', file_path: 'f.txt' }] }]);
     requests.push(['POST', `/projects/${pid}/repository/files/x.txt`, { branch: 'trunk', content: { a: 1 }, commit_message: 'm' }]);
     requests.push(['GET', `/projects/${pid}/repository/tree?pagination=keyset&page_token=${enc('no/such')}`]);
+    // Names git accepts but loose-ref files cannot store, and names GitLab reads as full refs.
+    for (const branch of ['b'.repeat(300), `${'b/'.repeat(3000)}c`, 'refs/heads/trunk', 'refs/tags/v1']) {
+      requests.push(['POST', `/projects/${pid}/repository/branches`, { branch, ref: 'trunk' }]);
+      requests.push(['POST', `/projects/${pid}/repository/commits`, { branch, start_branch: 'trunk', commit_message: 'm', actions: [{ action: 'create', file_path: 'long.txt', content: 'x' }] }]);
+    }
     for (const [method, path, json] of requests) {
       const r = await s.request(method, path, { token: dev.token, ...(json ? { json } : {}) });
       expect(r.status, `${method} ${path} ${JSON.stringify(json)} -> ${r.text}`).toBeLessThan(500);
@@ -422,6 +435,8 @@ describe('hostile input', () => {
     const after = await s.request('GET', `/projects/${pid}/repository/branches`, { token: dev.token });
     // Odd but valid file names ('-n', 'x y') are committed; no odd branch appears.
     expect(after.body.map((b: any) => b.name)).toEqual(before.body.map((b: any) => b.name));
+    const long = await s.request('POST', `/projects/${pid}/repository/branches`, { token: dev.token, json: { branch: 'b'.repeat(300), ref: 'trunk' } });
+    expect([long.status, long.body]).toEqual([400, { message: 'Branch name is invalid' }]);
     const who = await s.request('GET', `/projects/${pid}/repository/commits/trunk`, { token: dev.token });
     expect(who.body.author_name).toBe('dev1');
   });

@@ -20,6 +20,7 @@ let owner: U;
 let dev: U;
 let reporter: U;
 let outsider: U;
+let guest: U;
 let privateId: number;
 
 const GIT_ENV = {
@@ -97,9 +98,11 @@ beforeAll(async () => {
   dev = await s.createUser('gitdev');
   reporter = await s.createUser('gitreporter');
   outsider = await s.createUser('gitoutsider');
+  guest = await s.createUser('gitguest');
   privateId = await newProject('pushed', 'private');
   await addMember(privateId, dev.id, 30);
   await addMember(privateId, reporter.id, 20);
+  await addMember(privateId, guest.id, 10);
 });
 
 afterAll(async () => {
@@ -207,6 +210,24 @@ describe('what others see', () => {
     expect(err).toMatch(/not found|404/i);
     const anonErr = await gitFails(work, 'clone', remote(null, 'gitowner/pushed.git'), join(work, 'clone-anon'));
     expect(anonErr).toMatch(/Authentication failed|could not read Username|401/i);
+  });
+
+  it('lets a Guest of a private project see it but not clone or push it (GitLab read_code: Reporter+)', async () => {
+    expect((await s.request('GET', `/projects/${privateId}`, { token: guest.token })).status).toBe(200);
+    const api = await s.request('GET', `/projects/${privateId}/repository/branches`, { token: guest.token });
+    expect(api.status).toBe(403);
+    const res = await fetch(`${s.url}/gitowner/pushed.git/info/refs?service=git-upload-pack`, { headers: { Authorization: basic(guest.token) } });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe('You are not allowed to download code from this project.\n');
+    const push = await fetch(`${s.url}/gitowner/pushed.git/info/refs?service=git-receive-pack`, { headers: { Authorization: basic(guest.token) } });
+    expect(push.status).toBe(403);
+    expect(await push.text()).toBe('You are not allowed to push code to this project.\n');
+    // A repeated service parameter is not a way around the push check (git would run the last one).
+    const mixed = await fetch(`${s.url}/gitowner/pushed.git/info/refs?service=git-upload-pack&service=git-receive-pack`, { headers: { Authorization: basic(reporter.token) } });
+    expect(mixed.status).toBe(403);
+    expect(await mixed.text()).not.toContain('git-receive-pack');
+    const err = await gitFails(work, 'clone', remote(guest.token, 'gitowner/pushed.git'), join(work, 'clone-guest'));
+    expect(err).toMatch(/not allowed to download code|403/);
   });
 
   it('refuses bad, revoked and malformed credentials with 401', async () => {

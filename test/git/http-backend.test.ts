@@ -182,6 +182,11 @@ describe('parseGitPath', () => {
     expect(parseGitPath('/a/my.project-1_x.wiki.git/info/refs')!.repoPath).toBe('a/my.project-1_x.wiki');
   });
 
+  it('refuses a repeated service parameter (authorised as the first, run by git as the last)', () => {
+    expect(parseGitPath('/g/p.git/info/refs?service=git-upload-pack&service=git-receive-pack')!.rpc).toBeNull();
+    expect(parseGitPath('/g/p.git/info/refs?service=git-receive-pack&service=git-receive-pack')!.rpc).toBeNull();
+  });
+
   it('rejects other or unsafe paths', () => {
     for (const url of ['/group/project.git', '/group/project.git/objects/info/packs', '/info/refs', '/.git/info/refs',
       '/group/../etc/info/refs', '/group/%2e%2e/info/refs', '/group/-x/info/refs', '/group//p/info/refs', '/group/a%2Fb/info/refs',

@@ -6,7 +6,7 @@ import { nowIso } from '../../db/database.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import type { DB } from '../../db/types.js';
 import { apiError, forbidden, validationError } from '../../http/errors.js';
-import { GitRepository, initBareRepository, isValidBranchName, removeRepository } from '../../git/repository.js';
+import { GitRepository, initBareRepository, isGitError, isValidNewBranchName, removeRepository } from '../../git/repository.js';
 import { AccessLevel } from '../access.js';
 import { pathFromName } from '../paths.js';
 import { claimRoute, pathTaken } from '../routes.js';
@@ -72,7 +72,7 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
   const visibility = input.visibility ?? 'private';
   assertVisibilityAllowed(visibility, input.namespace);
   const branch = input.defaultBranch ?? 'main';
-  if (!isValidBranchName(branch)) throw validationError({ default_branch: ['is invalid'] });
+  if (!isValidNewBranchName(branch)) throw validationError({ default_branch: ['is invalid'] });
 
   const pathTakenError = () => validationError({ path: ['has already been taken'] });
   const id = await onUniqueViolation(() => app.database.transaction(async (trx) => {
@@ -112,8 +112,17 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
   }), pathTakenError);
 
   const repoPath = repoPathFor(app, id);
+  let created = false;
   try {
-    await initBareRepository(repoPath, { defaultBranch: branch });
+    try {
+      await initBareRepository(repoPath, { defaultBranch: branch });
+      created = true;
+    } catch (err) {
+      // A request on the new project (git, or the repository API's openRepository) ran between the
+      // commit above and here and made the repository first: keep it, and point HEAD at our branch.
+      if (!isGitError(err, 'exists')) throw err;
+      await new GitRepository(repoPath).setHead(branch);
+    }
     if (input.initializeWithReadme) {
       const repo = new GitRepository(repoPath);
       const content = `# ${name}\n\n${input.description ?? ''}\n`.replace(/\n\n\n$/, '\n');
@@ -130,7 +139,8 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
   } catch (err) {
     // Without its repository the project is unusable: undo the row so the name can be retried.
     await deleteProjectRows(app, id).catch(() => undefined);
-    await removeRepository(repoPath).catch(() => undefined);
+    // Only a repository made here: one made by a racing request may hold what it pushed.
+    if (created) await removeRepository(repoPath).catch(() => undefined);
     throw err;
   }
   const found = await loadProjectById(app.db, id);

@@ -1,6 +1,6 @@
 // GET /projects: which projects a caller may list, and the filters GitLab offers on them. The
 // visibility rule is one SQL condition so pagination counts and pages stay exact.
-import type { ExpressionBuilder, Expression, Kysely, SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { containsCi, like } from '../../db/sql-helpers.js';
@@ -14,7 +14,9 @@ function today(): string {
 
 /**
  * Projects the user reaches through membership at `minLevel` or more: direct project members,
- * members of the project's group or any ancestor, and the owner of a personal namespace.
+ * members of the project's group or any ancestor, the owner of a personal namespace, and members
+ * of a group the project (project_group_links) or its group (group_group_links) is shared with.
+ * One query for the user's groups, then everything else is subqueries of the list's own query.
  */
 export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLevel: number): Promise<(eb: EB) => Expression<SqlBool>> {
   const groups = await db
@@ -55,6 +57,45 @@ export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLeve
             .selectFrom('namespaces')
             .select('namespaces.id')
             .where((e) => e.or(groupIds.map((gid) => like('namespaces.traversal', `%/${gid}/%`)))),
+        ),
+      );
+      // Sharing: the lower of the link's level and the member's must reach minLevel, so both do.
+      const inMemberGroups = (column: string) => (e: ExpressionBuilder<any, any>) => e.or(groupIds.map((gid) => like(column, `%/${gid}/%`)));
+      // Projects shared with one of the user's groups (project_group_links).
+      ors.push(
+        eb(
+          'projects.id',
+          'in',
+          eb
+            .selectFrom('project_group_links as pgl')
+            .innerJoin('namespaces as pgl_group', 'pgl_group.id', 'pgl.group_id')
+            .select('pgl.project_id')
+            .where('pgl.group_access', '>=', minLevel)
+            .where((e) => e.or([e('pgl.expires_at', 'is', null), e('pgl.expires_at', '>', today())]))
+            .where(inMemberGroups('pgl_group.traversal')),
+        ),
+      );
+      // Projects of groups (and their subgroups) shared with one of the user's groups (group_group_links).
+      ors.push(
+        eb(
+          'projects.namespace_id',
+          'in',
+          eb
+            .selectFrom('namespaces as shared_sub')
+            .select('shared_sub.id')
+            .where((e) =>
+              e.exists(
+                e
+                  .selectFrom('group_group_links as ggl')
+                  .innerJoin('namespaces as ggl_shared', 'ggl_shared.id', 'ggl.shared_group_id')
+                  .innerJoin('namespaces as ggl_with', 'ggl_with.id', 'ggl.shared_with_group_id')
+                  .select('ggl.id')
+                  .where(sql<SqlBool>`${sql.ref('shared_sub.traversal')} like ${sql.ref('ggl_shared.traversal')} || '%'`)
+                  .where('ggl.group_access', '>=', minLevel)
+                  .where((x) => x.or([x('ggl.expires_at', 'is', null), x('ggl.expires_at', '>', today())]))
+                  .where(inMemberGroups('ggl_with.traversal')),
+              ),
+            ),
         ),
       );
     }

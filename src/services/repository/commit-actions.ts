@@ -3,7 +3,7 @@
 // branch give one commit and one clear 400, never a lost update.
 import type { AppContext } from '../../context.js';
 import { apiError, paramError } from '../../http/errors.js';
-import { isGitError, isValidBranchName, type FileAction, type GitRepository } from '../../git/index.js';
+import { isGitError, isValidBranchName, isValidNewBranchName, type FileAction, type GitRepository } from '../../git/index.js';
 import { adoptDefaultBranch } from './default-branch.js';
 import { notifyRefChanges } from './ref-hooks.js';
 import type { CommitPeople } from './identity.js';
@@ -88,6 +88,8 @@ function translateGitError(err: unknown, branch: string): never {
  */
 export async function commitActions(app: AppContext, projectId: number, repo: GitRepository, req: CommitRequest): Promise<CommitOutcome> {
   if (!isValidBranchName(req.branch)) throw bad('Branch name is invalid');
+  // A branch this commit would create must also be a name GitLab accepts for new branches.
+  if (!isValidNewBranchName(req.branch) && (await repo.branchSha(req.branch)) === null) throw bad('Branch name is invalid');
   // git cannot store a NUL in a commit message.
   if (req.message.includes('\0')) throw paramError('commit_message is invalid');
   if (req.startBranch !== undefined && !isValidBranchName(req.startBranch)) throw bad('Invalid reference name: ' + req.startBranch);

@@ -23,6 +23,41 @@ export async function commitStats(repo: GitRepository, sha: string, parent: stri
   return { additions, deletions, total: additions + deletions };
 }
 
+const NUMSTAT_RE = /^(\d+|-)\t(\d+|-)\t/;
+
+/**
+ * Stats of many commits (each against its first parent) in one `git diff-tree --stdin` spawn, for
+ * lists: one spawn per commit made `?with_stats=true&per_page=100` start 100 processes.
+ */
+export async function commitStatsBatch(repo: GitRepository, commits: Array<{ id: string; parent_ids: string[] }>): Promise<Map<string, CommitStats>> {
+  const out = new Map<string, CommitStats>();
+  for (const c of commits) out.set(c.id, { additions: 0, deletions: 0, total: 0 });
+  if (commits.length === 0) return out;
+  const input = commits.map((c) => (c.parent_ids[0] ? `${c.id} ${c.parent_ids[0]}` : c.id)).join('\n') + '\n';
+  const res = await runGit(['diff-tree', '--stdin', '--root', '-r', '-z', '--numstat', '-M', '--no-ext-diff', '--no-textconv'], { gitDir: repo.path, input });
+  // Tokens are NUL-separated: a commit id alone (the header of the next commit's records), a
+  // numstat record "<added>\t<deleted>\t<path>", or, for a rename ("<a>\t<d>\t"), two paths.
+  let current: CommitStats | undefined;
+  let skipPaths = 0;
+  for (const raw of res.stdout.toString('utf8').split('\0')) {
+    const token = raw.replace(/^\n/, '');
+    if (skipPaths > 0) {
+      skipPaths--;
+      continue;
+    }
+    const m = NUMSTAT_RE.exec(token);
+    if (m && current) {
+      if (m[1] !== '-') current.additions += Number(m[1]);
+      if (m[2] !== '-') current.deletions += Number(m[2]);
+      current.total = current.additions + current.deletions;
+      if (token.length === m[0].length) skipPaths = 2;
+      continue;
+    }
+    if (out.has(token)) current = out.get(token);
+  }
+  return out;
+}
+
 /** Names of branches whose tips are reachable from `target` (target itself excluded), in one spawn. */
 export async function mergedBranches(repo: GitRepository, target: string | null): Promise<Set<string>> {
   if (!target) return new Set();

@@ -7,6 +7,8 @@ import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds } from '../../../services/access.js';
 import { fullName, fullPath, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
+import { canReadRepository } from '../../../services/repository/project-repo.js';
+import { loadSharedWithGroups, type ProjectSharedWithGroup } from '../../../services/projects/share.js';
 import { presentUserBasic } from './user.js';
 
 /** GitLab's instance default branch name, shown for repositories that have no branch yet. */
@@ -31,6 +33,10 @@ export interface ProjectPresentCtx {
   permissions?: ProjectPermissions;
   /** The owner of a personal namespace, shown as `owner`. */
   owner?: UserRow | null;
+  /** Whether the caller may read the code (default: canReadRepository from `access`). */
+  readCode?: boolean;
+  /** Groups the project is shared with that the caller can see (loadSharedWithGroups). */
+  sharedWithGroups?: ProjectSharedWithGroup[];
 }
 
 function bool(v: number | null | undefined): boolean {
@@ -46,12 +52,19 @@ function topics(row: ProjectRow): string[] {
   }
 }
 
+// The base URL is the same on nearly every request: parse it once, not once per project presented.
+let hostOf = { base: '', host: 'localhost' };
+
 function host(base: string): string {
+  if (base === hostOf.base) return hostOf.host;
+  let h = 'localhost';
   try {
-    return new URL(base).hostname;
+    h = new URL(base).hostname;
   } catch {
-    return 'localhost';
+    /* keep localhost */
   }
+  hostOf = { base, host: h };
+  return h;
 }
 
 export function namespaceWebUrl(base: string, ns: NamespaceRow): string {
@@ -80,10 +93,12 @@ function projectAvatar(base: string, row: ProjectRow): string | null {
 }
 
 /** BasicProjectDetails: what `simple=true` lists and anonymous lists show. */
-export function presentProjectSimple(row: ProjectRow, ns: NamespaceRow, ctx: { base: string; owner?: UserRow | null }) {
+export function presentProjectSimple(row: ProjectRow, ns: NamespaceRow, ctx: { base: string; owner?: UserRow | null; readCode?: boolean }) {
   const path = fullPath(row, ns);
   const web = `${ctx.base}/${path}`;
   const branch = row.default_branch ?? INSTANCE_DEFAULT_BRANCH;
+  // As GitLab: default_branch, readme_url and forks_count only for callers who may read the code.
+  const code = ctx.readCode !== false;
   return {
     id: row.id,
     description: row.description,
@@ -92,7 +107,7 @@ export function presentProjectSimple(row: ProjectRow, ns: NamespaceRow, ctx: { b
     path: row.path,
     path_with_namespace: path,
     created_at: row.created_at,
-    default_branch: branch,
+    ...(code ? { default_branch: branch } : {}),
     tag_list: topics(row),
     topics: topics(row),
     ssh_url_to_repo: `git@${host(ctx.base)}:${path}.git`,
@@ -100,8 +115,7 @@ export function presentProjectSimple(row: ProjectRow, ns: NamespaceRow, ctx: { b
     web_url: web,
     // GITLAB-COMPAT: GitLab points at the README it finds in the tree; we point at README.md on
     // the default branch whenever the repository has a branch, without reading git.
-    readme_url: row.default_branch ? `${web}/-/blob/${row.default_branch}/README.md` : null,
-    forks_count: 0,
+    ...(code ? { readme_url: row.default_branch ? `${web}/-/blob/${row.default_branch}/README.md` : null, forks_count: 0 } : {}),
     avatar_url: projectAvatar(ctx.base, row),
     star_count: 0,
     last_activity_at: row.last_activity_at,
@@ -124,7 +138,7 @@ function featureEnabled(level: string): boolean {
 
 /** Entities::ProjectWithAccess: the full project with the caller's `permissions`. */
 export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPresentCtx) {
-  const simple = presentProjectSimple(row, ns, ctx);
+  const simple = presentProjectSimple(row, ns, { ...ctx, readCode: ctx.readCode ?? canReadRepository(row, ctx.user ?? null, ctx.access ?? 0) });
   const { visibility: _visibility, ...basic } = simple;
   const api = `${ctx.base}/api/v4/projects/${row.id}`;
   return {
@@ -190,7 +204,7 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
     updated_at: row.updated_at,
     ci_config_path: row.ci_config_path,
     public_jobs: true,
-    shared_with_groups: [] as unknown[],
+    shared_with_groups: ctx.sharedWithGroups ?? [],
     only_allow_merge_if_pipeline_succeeds: bool(row.only_allow_merge_if_pipeline_succeeds),
     allow_merge_on_skipped_pipeline: bool(row.allow_merge_on_skipped_pipeline),
     request_access_enabled: bool(row.request_access_enabled),
@@ -220,8 +234,8 @@ function today(): string {
 
 /**
  * The caller's memberships as GitLab splits them: `project_access` from a project membership (or
- * owning the personal namespace), `group_access` from the namespace and its ancestors. Two
- * queries for any number of projects.
+ * owning the personal namespace), `group_access` from the namespace and its ancestors. One query
+ * for up to 500 projects (and 500 ancestor groups), two per 500 beyond.
  */
 export async function loadPermissions(
   db: Kysely<DB>,
@@ -234,7 +248,24 @@ export async function loadPermissions(
   const projectIds = items.map((i) => i.project.id);
   const nsIds = [...new Set(items.flatMap((i) => (i.namespace.kind === 'group' ? ancestorIds(i.namespace) : [])))];
   const own = new Map<number, number>();
-  for (let i = 0; i < projectIds.length; i += 500) {
+  const groupLevels = new Map<number, number>();
+  const combined = projectIds.length <= 500 && nsIds.length <= 500;
+  if (combined) {
+    // The usual case (one page, or one project): both kinds of membership in one query.
+    const rows = await db
+      .selectFrom('members')
+      .select(['source_type', 'source_id', 'access_level'])
+      .where('user_id', '=', user.id)
+      .where((eb) => {
+        const kinds = [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', projectIds)])];
+        if (nsIds.length) kinds.push(eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', nsIds)]));
+        return eb.or(kinds);
+      })
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+      .execute();
+    for (const r of rows) (r.source_type === 'Project' ? own : groupLevels).set(r.source_id, r.access_level);
+  }
+  for (let i = 0; !combined && i < projectIds.length; i += 500) {
     const rows = await db
       .selectFrom('members')
       .select(['source_id', 'access_level'])
@@ -245,8 +276,7 @@ export async function loadPermissions(
       .execute();
     for (const r of rows) own.set(r.source_id, r.access_level);
   }
-  const groupLevels = new Map<number, number>();
-  for (let i = 0; i < nsIds.length; i += 500) {
+  for (let i = 0; !combined && i < nsIds.length; i += 500) {
     const rows = await db
       .selectFrom('members')
       .select(['source_id', 'access_level'])
@@ -268,6 +298,17 @@ export async function loadPermissions(
     });
   }
   return out;
+}
+
+/**
+ * read_code for a project in a list, from the memberships loadPermissions saw. Sharing links are not
+ * among them, and a signed-in caller sees a private project without a membership only through one,
+ * so such a project counts as readable. GITLAB-COMPAT: a Guest-level share still shows
+ * default_branch in lists; GET /projects/:id uses the exact level.
+ */
+function listReadCode(project: ProjectRow, user: UserRow | null | undefined, level: number): boolean {
+  const assumed = level === 0 && user && project.visibility === 'private' ? AccessLevel.REPORTER : level;
+  return canReadRepository(project, user ?? null, assumed);
 }
 
 function effectiveFrom(p: ProjectPermissions, user: UserRow | null | undefined): number {
@@ -302,12 +343,14 @@ export async function presentProjectFor(
 ) {
   const perms = await loadPermissions(db, ctx.user, [{ project: row, namespace: ns }]);
   const owners = await loadOwners(db, [ns]);
+  const shared = await loadSharedWithGroups(db, ctx.user, [row.id]);
   const permissions = perms.get(row.id)!;
   return presentProject(row, ns, {
     ...ctx,
     permissions,
     access: ctx.access ?? effectiveFrom(permissions, ctx.user),
     owner: ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
+    sharedWithGroups: shared.get(row.id),
   });
 }
 
@@ -326,12 +369,17 @@ export async function presentProjects(
     const namespace = namespaces.get(project.namespace_id);
     return namespace ? [{ project, namespace }] : [];
   });
+  const perms = await loadPermissions(db, ctx.user, items);
   if (ctx.simple) {
     return items.map(({ project, namespace }) =>
-      presentProjectSimple(project, namespace, { base: ctx.base, owner: namespace.owner_id !== null ? owners.get(namespace.owner_id) : null }),
+      presentProjectSimple(project, namespace, {
+        base: ctx.base,
+        owner: namespace.owner_id !== null ? owners.get(namespace.owner_id) : null,
+        readCode: listReadCode(project, ctx.user, effectiveFrom(perms.get(project.id)!, ctx.user)),
+      }),
     );
   }
-  const perms = await loadPermissions(db, ctx.user, items);
+  const shared = await loadSharedWithGroups(db, ctx.user, items.map((i) => i.project.id));
   return items.map(({ project, namespace }) => {
     const permissions = perms.get(project.id)!;
     return presentProject(project, namespace, {
@@ -339,7 +387,9 @@ export async function presentProjects(
       user: ctx.user,
       permissions,
       access: effectiveFrom(permissions, ctx.user),
+      readCode: listReadCode(project, ctx.user, effectiveFrom(permissions, ctx.user)),
       owner: namespace.owner_id !== null ? owners.get(namespace.owner_id) ?? null : null,
+      sharedWithGroups: shared.get(project.id),
     });
   });
 }

@@ -1,7 +1,7 @@
 // POST /projects and POST /projects/user/:user_id.
 import type { FastifyInstance } from 'fastify';
 import { findUserById } from '../../../db/repositories/users.js';
-import { notFound, validationError } from '../../../http/errors.js';
+import { notFound, paramError, validationError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { readNamespaceRef, readProjectAttrs } from '../../../services/projects/attrs.js';
 import { createProject } from '../../../services/projects/create.js';
@@ -19,6 +19,8 @@ async function personalNamespace(c: Ctx, user: UserRow): Promise<NamespaceRow> {
 async function createFor(c: Ctx, owner: UserRow, actor: UserRow) {
   c.params.requireAtLeastOne(['name', 'path']);
   const attrs = readProjectAttrs(c.params);
+  // `{"name": null}` passes the presence check but names nothing: as missing as no name at all.
+  if (attrs.name === undefined && attrs.path === undefined) throw paramError('name, path are missing, at least one parameter must be provided');
   const initializeWithReadme = c.params.bool('initialize_with_readme');
   const ref = readNamespaceRef(c.params) ?? readNamespaceRef(c.params, 'namespace');
   const namespace = ref === undefined ? await personalNamespace(c, owner) : await findReadableNamespace(c.app.db, actor, ref);

@@ -10,14 +10,15 @@ import { deleteProject, setArchived, transferProject, updateProject } from '../.
 import { presentProjectFor } from '../entities/project.js';
 import type { NamespaceRow, ProjectRow } from '../../../services/projects/lookup.js';
 
-function present(c: Ctx, found: { project: ProjectRow; namespace: NamespaceRow }) {
-  return presentProjectFor(c.app.db, found.project, found.namespace, { base: c.base, user: c.user });
+/** `access`: the caller's effective level when known (it includes group sharing, which the entity's own lookup does not). */
+function present(c: Ctx, found: { project: ProjectRow; namespace: NamespaceRow }, access?: number) {
+  return presentProjectFor(c.app.db, found.project, found.namespace, { base: c.base, user: c.user, ...(access !== undefined ? { access } : {}) });
 }
 
 // GET /projects/:id
 async function showProject(c: Ctx) {
   const found = await findProject(c, c.params.raw.id as string);
-  return present(c, found);
+  return present(c, found, found.access);
 }
 
 // PUT /projects/:id

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
-import { isGitError, isValidBranchName } from '../../../git/index.js';
+import { isGitError, isValidBranchName, isValidNewBranchName } from '../../../git/index.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
@@ -71,7 +71,7 @@ async function createBranch(c: Ctx) {
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const name = c.params.string('branch')!;
   const ref = c.params.string('ref')!;
-  if (!isValidBranchName(name)) throw apiError(400, 'Branch name is invalid');
+  if (!isValidNewBranchName(name)) throw apiError(400, 'Branch name is invalid');
   if (await pr.repo.branchSha(name)) throw apiError(400, 'Branch already exists');
   const sha = isSafeRevision(ref) ? await pr.repo.resolveRef(ref) : null;
   if (!sha) throw apiError(400, `Invalid reference name: ${ref}`);

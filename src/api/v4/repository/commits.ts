@@ -12,7 +12,7 @@ import { commitActions, type ActionInput } from '../../../services/repository/co
 import { defaultRef } from '../../../services/repository/default-branch.js';
 import { commitPeople } from '../../../services/repository/identity.js';
 import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
-import { commitDiff, commitStats } from '../../../services/repository/queries.js';
+import { commitDiff, commitStats, commitStatsBatch } from '../../../services/repository/queries.js';
 import { presentCommit, presentCommitDetail, presentDiff } from '../entities/commit.js';
 import { pathParam, requireParams, requiredString } from './common.js';
 
@@ -81,10 +81,8 @@ async function listCommits(c: Ctx) {
   const total = !hasNext && (commits.length > 0 || page === 1) ? (page - 1) * perPage + commits.length : null;
   setOffsetHeaders(c, page, perPage, total, hasNext);
   if (!withStats) return commits.map((cm) => presentCommit(cm, pr.webUrl));
-  return Promise.all(commits.map(async (cm) => ({
-    ...presentCommit(cm, pr.webUrl),
-    stats: await commitStats(pr.repo, cm.id, cm.parent_ids[0]),
-  })));
+  const stats = await commitStatsBatch(pr.repo, commits);
+  return commits.map((cm) => ({ ...presentCommit(cm, pr.webUrl), stats: stats.get(cm.id)! }));
 }
 
 // GET /projects/:id/repository/commits/:sha
