@@ -10,6 +10,21 @@ import type {
   RoutesTable,
   UsersTable,
 } from './tables/core.js';
+import type { OauthDeviceGrantsTable, WebSessionsTable, WebThrottlesTable } from './tables/oauth.js';
+import type {
+  AuditEventsTable,
+  GroupGroupLinksTable,
+  GroupSettingsTable,
+  NamespaceCustomAttributesTable,
+  ResourceAccessBotsTable,
+  ScimIdentitiesTable,
+  SshKeysTable,
+  UserGroupProvisionsTable,
+  UserIdentitiesTable,
+} from './tables/groups.js';
+import type { ProjectsTable } from './tables/projects.js';
+import type { ProjectGroupLinksTable } from './tables/project-group-links.js';
+import type * as MR from './tables/merge-requests.js';
 
 export interface DB {
   users: UsersTable;
@@ -21,4 +36,32 @@ export interface DB {
   oauth_applications: OauthApplicationsTable;
   oauth_access_grants: OauthAccessGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oauth_device_grants: OauthDeviceGrantsTable;
+  web_sessions: WebSessionsTable;
+  web_throttles: WebThrottlesTable;
+  projects: ProjectsTable;
+  group_settings: GroupSettingsTable;
+  group_group_links: GroupGroupLinksTable;
+  namespace_custom_attributes: NamespaceCustomAttributesTable;
+  audit_events: AuditEventsTable;
+  ssh_keys: SshKeysTable;
+  resource_access_bots: ResourceAccessBotsTable;
+  user_group_provisions: UserGroupProvisionsTable;
+  user_identities: UserIdentitiesTable;
+  scim_identities: ScimIdentitiesTable;
+  merge_requests: MR.MergeRequestsTable;
+  merge_request_assignees: MR.MergeRequestAssigneesTable;
+  merge_request_reviewers: MR.MergeRequestReviewersTable;
+  labels: MR.LabelsTable;
+  merge_request_labels: MR.MergeRequestLabelsTable;
+  milestones: MR.MilestonesTable;
+  merge_request_approvals: MR.MergeRequestApprovalsTable;
+  award_emoji: MR.AwardEmojiTable;
+  merge_request_blocks: MR.MergeRequestBlocksTable;
+  ci_pipelines: MR.CiPipelinesTable;
+  commit_statuses: MR.CommitStatusesTable;
+  deployments: MR.DeploymentsTable;
+  deployment_merge_requests: MR.DeploymentMergeRequestsTable;
+  spam_logs: MR.SpamLogsTable;
+  project_group_links: ProjectGroupLinksTable;
 }

@@ -25,6 +25,20 @@ export async function decorateAdminUser<T extends object>(app: AppContext, userI
   return out;
 }
 
+/**
+ * The list form of adminUserPresentHooks (GET /users for administrators): each hook gets a whole
+ * page, keyed by user id, and loads what it adds in a fixed number of queries. A module that adds
+ * fields to one user registers both forms, so lists and single responses show the same fields.
+ */
+export const adminUsersPresentHooks: Array<(app: AppContext, outs: Map<number, Record<string, unknown>>) => Promise<void>> = [];
+
+/** Runs adminUsersPresentHooks on a page of presented users; returns them in the same order. */
+export async function decorateAdminUsers<T extends object>(app: AppContext, items: Array<{ id: number; out: T }>): Promise<T[]> {
+  const outs = new Map(items.map((i) => [i.id, i.out as Record<string, unknown>]));
+  if (items.length > 0) for (const hook of adminUsersPresentHooks) await hook(app, outs);
+  return items.map((i) => i.out);
+}
+
 export interface NewUser {
   username: string;
   name: string;

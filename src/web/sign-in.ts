@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { findUserByEmail, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { now } from '../oauth/clock.js';
+import { recordAudit } from '../services/audit.js';
 import { hashPassword, verifyPassword } from '../services/passwords.js';
 import { field, queryField } from './forms.js';
 import { html } from './html.js';
@@ -78,6 +79,35 @@ async function checkCredentials(ctx: AppContext, user: UserRow | undefined, pass
   return false;
 }
 
+/**
+ * Audit events for sign-ins, named as GitLab names them. A failure names the login tried
+ * (entity -1 when no such user exists, as GitLab did). Recording never blocks signing in.
+ */
+async function auditSignIn(ctx: AppContext, req: FastifyRequest, user: UserRow | undefined, login: string, ok: boolean): Promise<void> {
+  const event = ok
+    ? {
+        author: { id: user!.id, name: user!.name },
+        eventName: 'user_authenticated',
+        targetType: 'User',
+        targetId: user!.id,
+        targetDetails: user!.username,
+        details: { with: 'standard', custom_message: 'Signed in with STANDARD authentication' },
+      }
+    : {
+        author: null,
+        eventName: 'login_failed_with_standard_authentication',
+        targetType: 'User',
+        targetId: user?.id ?? -1,
+        targetDetails: login.slice(0, 255),
+        details: { failed_login: 'STANDARD', custom_message: 'Failed to login with STANDARD authentication' },
+      };
+  try {
+    await recordAudit(ctx.db, { ...event, entityType: 'User', entityId: user?.id ?? -1, entityPath: user?.username ?? '', ipAddress: req.ip });
+  } catch (err) {
+    ctx.log.warn({ err }, 'could not record a sign-in audit event');
+  }
+}
+
 /** Sends the visitor to the sign-in page, coming back to this URL afterwards. */
 export function redirectToSignIn(req: FastifyRequest, reply: FastifyReply): FastifyReply {
   return reply
@@ -107,9 +137,11 @@ export function registerSignIn(app: FastifyInstance): void {
     const returnTo = safeReturnPath(field(req, 'redirect_to'));
     const user = await findLogin(ctx, login);
     if (!(await checkCredentials(ctx, user, field(req, 'password') ?? ''))) {
+      await auditSignIn(ctx, req, user, login, false);
       return sendPage(reply, 'Sign in', signInForm(csrfToken(ctx, req, reply), returnTo, login, SIGN_IN_FAILED), { status: 401 });
     }
     await startSession(ctx, req, reply, user!);
+    await auditSignIn(ctx, req, user, login, true);
     return seeOther(reply, returnTo);
   });
 

@@ -1,13 +1,43 @@
 // Mounts every /api/v4 resource (alphabetical), then the API's 404 catch-all.
 import type { FastifyInstance } from 'fastify';
+import { registerAccessTokenRoutes } from './access-tokens/routes.js';
+import { registerApplicationRoutes } from './applications/routes.js';
+import { registerAuditEventRoutes } from './audit-events/routes.js';
+import { registerDeploymentRoutes } from './deployments/routes.js';
+import { registerGroupRoutes } from './groups/routes.js';
+import { registerLabelRoutes } from './labels/routes.js';
+import { registerKeyRoutes } from './keys/routes.js';
+import { registerMemberRoutes } from './members/routes.js';
+import { registerMergeRequestRoutes } from './merge-requests/routes.js';
+import { registerMilestoneRoutes } from './milestones/routes.js';
+import { registerNamespaceRoutes } from './namespaces/routes.js';
 import { registerPersonalAccessTokenRoutes } from './personal-access-tokens/routes.js';
+import { registerProjectRoutes } from './projects/routes.js';
+import { registerProjectShareRoutes } from './projects/share.js';
+import { registerRepositoryRoutes } from './repository/index.js';
+import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
 
 export type RouteModule = (app: FastifyInstance) => void;
 
 export const apiModules: RouteModule[] = [
+  registerAccessTokenRoutes,
+  registerApplicationRoutes,
+  registerAuditEventRoutes,
+  registerDeploymentRoutes,
+  registerGroupRoutes,
+  registerLabelRoutes,
+  registerKeyRoutes,
+  registerMemberRoutes,
+  registerMergeRequestRoutes,
+  registerMilestoneRoutes,
+  registerNamespaceRoutes,
   registerPersonalAccessTokenRoutes,
+  registerProjectRoutes,
+  registerProjectShareRoutes,
+  registerRepositoryRoutes,
+  registerStatusRoutes,
   registerUserRoutes,
   registerVersionRoutes,
 ];

@@ -2,9 +2,14 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from '../database.js';
 import { foundation } from './0001-foundation.js';
+import { projects } from './0002-projects.js';
+import { groups } from './0003-groups.js';
+import { mergeRequests } from './0005-merge-requests.js';
+import { oauth } from './0004-oauth.js';
+import { projectGroupLinks } from './0006-project-group-links.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

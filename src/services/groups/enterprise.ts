@@ -8,6 +8,7 @@ import type { DB } from '../../db/types.js';
 import { paramError } from '../../http/errors.js';
 import type { Params } from '../../http/params.js';
 import { presentUserPublic } from '../../api/v4/entities/user.js';
+import { adminUsersPresentHooks } from '../users.js';
 
 export interface IdentityRecord {
   provider: string;
@@ -167,5 +168,18 @@ export function registerEnterpriseUserFields(hooks: Array<(app: AppContext, user
     const prov = await app.db.selectFrom('user_group_provisions').select('provisioned_by_group_id').where('user_id', '=', userId).executeTakeFirst();
     out.provisioned_by_group_id = prov?.provisioned_by_group_id ?? null;
     out.scim_identities = (await scimIdentitiesOf(app.db, [userId])).get(userId) ?? [];
+  });
+  // The same fields on admin GET /users pages: three queries per page, whatever its size.
+  adminUsersPresentHooks.push(async function enterpriseUsersFields(app, outs) {
+    const ids = [...outs.keys()];
+    const identities = await identitiesOf(app.db, ids);
+    const provs = await app.db.selectFrom('user_group_provisions').select(['user_id', 'provisioned_by_group_id']).where('user_id', 'in', ids).execute();
+    const provBy = new Map(provs.map((p) => [p.user_id, p.provisioned_by_group_id]));
+    const scim = await scimIdentitiesOf(app.db, ids);
+    for (const [id, out] of outs) {
+      out.identities = identities.get(id) ?? [];
+      out.provisioned_by_group_id = provBy.get(id) ?? null;
+      out.scim_identities = scim.get(id) ?? [];
+    }
   });
 }

@@ -41,6 +41,8 @@ export async function deleteGroup(app: AppContext, user: UserRow, group: GroupRo
         .deleteFrom('group_group_links')
         .where((eb) => eb.or([eb('shared_group_id', 'in', chunk), eb('shared_with_group_id', 'in', chunk)]))
         .execute();
+      // Projects shared with a deleted group lose that link too.
+      await trx.deleteFrom('project_group_links').where('group_id', 'in', chunk).execute();
       await trx.deleteFrom('namespaces').where('id', 'in', chunk).execute();
     }
     await recordAudit(trx, {

@@ -106,19 +106,19 @@ function registerFor(app: FastifyInstance, kind: Kind): void {
     if (r.access < r.manageLevel) throw forbidden();
     const accessLevel = c.params.intEnum('access_level', r.levels, { required: true })!;
     const userId = await memberUserId(c);
-    const member = await addMember(c.app, actor, r.access, r.source, userId, { accessLevel, expiresAt: c.params.date('expires_at') ?? null });
+    const member = await addMember(c.app, actor, r.access, r.source, userId, { accessLevel, expiresAt: c.params.date('expires_at') ?? null }, { ip: c.req.ip });
     return (await presentMembers(c.app.db, [member], { base: c.base, viewer: c.user }))[0];
   });
 
   // PUT /projects/:id/members/:user_id and PUT /groups/:id/members/:user_id
   route(app, 'PUT', `${base}/:user_id`, async (c) => {
     const r = await resolveSource(c, kind);
-    c.requireUser();
+    const actor = c.requireUser();
     if (r.access < r.manageLevel) throw forbidden();
     const userId = userIdParam(c);
     const accessLevel = c.params.intEnum('access_level', r.levels, { required: true })!;
     const expiresAt = c.params.has('expires_at') ? (c.params.date('expires_at') ?? null) : undefined;
-    const member = await updateMember(c.app, r.access, r.source, userId, { accessLevel, expiresAt });
+    const member = await updateMember(c.app, r.access, r.source, userId, { accessLevel, expiresAt }, { actor, ip: c.req.ip });
     return (await presentMembers(c.app.db, [member], { base: c.base, viewer: c.user }))[0];
   });
 
@@ -126,7 +126,7 @@ function registerFor(app: FastifyInstance, kind: Kind): void {
   route(app, 'DELETE', `${base}/:user_id`, async (c) => {
     const r = await resolveSource(c, kind);
     const actor = c.requireUser();
-    await removeMember(c.app, actor, r.access, r.manageLevel, r.source, userIdParam(c));
+    await removeMember(c.app, actor, r.access, r.manageLevel, r.source, userIdParam(c), { ip: c.req.ip });
     return undefined;
   });
 }

@@ -7,7 +7,7 @@ import { keysetNotAvailable, paginateKeyset, paginateOffset, wantsKeyset } from 
 import { MAX_DB_INT } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { generateToken } from '../../../services/secrets.js';
-import { adminUserParamHooks, createUser, decorateAdminUser, deleteUser, personalNamespaceId, setUserState, updateUser, type UserChanges } from '../../../services/users.js';
+import { adminUserParamHooks, createUser, decorateAdminUser, decorateAdminUsers, deleteUser, personalNamespaceId, setUserState, updateUser, type UserChanges } from '../../../services/users.js';
 import { presentUser, presentUserBasic, presentUserPublic, presentUserWithAdmin } from '../entities/user.js';
 
 const USER_SCOPES = { extraScopes: ['read_user'] };
@@ -111,7 +111,7 @@ export function registerUserRoutes(app: FastifyInstance): void {
         .where('owner_id', 'in', rows.length ? rows.map((r) => r.id) : [0])
         .execute();
       const byOwner = new Map(ns.map((n) => [n.owner_id, n.id]));
-      return rows.map((u) => presentUserWithAdmin(u, { base: c.base, namespaceId: byOwner.get(u.id) ?? null }));
+      return decorateAdminUsers(c.app, rows.map((u) => ({ id: u.id, out: presentUserWithAdmin(u, { base: c.base, namespaceId: byOwner.get(u.id) ?? null }) })));
     }
     return rows.map((u) => presentUserBasic(u, c));
   }, USER_SCOPES);

@@ -1,0 +1,159 @@
+// Deployments recorded by external tooling (GitLab's deployments API). A successful deployment
+// links the merged requests whose merge commit it contains, which the `environment` and
+// `deployed_before/after` list filters read.
+import type { FastifyInstance } from 'fastify';
+import type { Selectable } from 'kysely';
+import type { Ctx } from '../../../http/route.js';
+import { route } from '../../../http/route.js';
+import { forbidden, notFound, paramError } from '../../../http/errors.js';
+import { paginateOffset } from '../../../http/pagination.js';
+import { nowIso } from '../../../db/database.js';
+import type { DeploymentsTable } from '../../../db/tables/merge-requests.js';
+import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
+import { AccessLevel } from '../../../services/access.js';
+import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
+import { repoFor } from '../../../services/merge-requests/git-ops.js';
+import { loadBundle, pathId } from '../../../services/merge-requests/rows.js';
+import { presentMergeRequestBasic } from '../entities/merge-request.js';
+import { presentUserBasic } from '../entities/user.js';
+
+type DeploymentRow = Selectable<DeploymentsTable>;
+const STATUSES = ['created', 'running', 'success', 'failed', 'canceled', 'blocked'] as const;
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24) || 'env';
+}
+
+function present(d: DeploymentRow, user: UserRow | undefined, base: string) {
+  return {
+    id: d.id,
+    iid: d.iid,
+    ref: d.ref,
+    sha: d.sha,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    status: d.status,
+    user: user ? presentUserBasic(user, { base }) : null,
+    // GITLAB-COMPAT: environments are named by deployments only (no environments table), so the
+    // environment object carries its name and slug.
+    environment: { name: d.environment, slug: slug(d.environment) },
+    deployable: null,
+  };
+}
+
+async function readable(c: Ctx): Promise<FoundProject> {
+  const found = await findProject(c, String(c.params.raw.id));
+  if (found.project.visibility !== 'public' && found.access < AccessLevel.REPORTER && !c.user?.is_admin) throw forbidden();
+  return found;
+}
+
+/** Links merged requests whose merge commit the deployed sha contains (once per environment). */
+async function linkMergeRequests(c: Ctx, found: FoundProject, d: DeploymentRow): Promise<void> {
+  const candidates = await c.app.db
+    .selectFrom('merge_requests')
+    .select(['id', 'merge_commit_sha'])
+    .where('project_id', '=', found.project.id)
+    .where('state', '=', 'merged')
+    .where('target_branch', '=', d.ref)
+    .where('merge_commit_sha', 'is not', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('deployment_merge_requests as dm').select('dm.id').whereRef('dm.merge_request_id', '=', 'merge_requests.id').where('dm.environment', '=', d.environment))))
+    .orderBy('id', 'desc')
+    .limit(500)
+    .execute();
+  const repo = repoFor(c.app, found.project.id);
+  const linked: number[] = [];
+  for (const mr of candidates) {
+    if (await repo.isAncestor(mr.merge_commit_sha!, d.sha).catch(() => false)) linked.push(mr.id);
+  }
+  if (linked.length) {
+    const at = d.finished_at ?? nowIso();
+    await c.app.db.insertInto('deployment_merge_requests').values(linked.map((id) => ({ deployment_id: d.id, merge_request_id: id, environment: d.environment, deployed_at: at }))).onConflict((oc) => oc.doNothing()).execute();
+  }
+}
+
+export function registerDeploymentRoutes(app: FastifyInstance): void {
+  // GET /projects/:id/deployments
+  route(app, 'GET', '/projects/:id/deployments', async function listDeployments(c) {
+    const found = await readable(c);
+    let q = c.app.db.selectFrom('deployments').selectAll().where('project_id', '=', found.project.id);
+    const env = c.params.string('environment');
+    if (env) q = q.where('environment', '=', env);
+    const status = c.params.enum('status', STATUSES);
+    if (status) q = q.where('status', '=', status);
+    const orderBy = c.params.enum('order_by', ['id', 'iid', 'created_at', 'updated_at', 'finished_at', 'ref'] as const) ?? 'id';
+    const sort = c.params.enum('sort', ['asc', 'desc'] as const) ?? 'asc';
+    const rows = await paginateOffset(c, q.orderBy(orderBy, sort).orderBy('id', sort));
+    const users = await findUsersByIds(c.app.db, rows.map((r) => r.user_id).filter((x): x is number => x !== null));
+    return rows.map((d) => present(d, d.user_id !== null ? users.get(d.user_id) : undefined, c.base));
+  });
+
+  // GET /projects/:id/deployments/:deployment_id
+  route(app, 'GET', '/projects/:id/deployments/:deployment_id', async function getDeployment(c) {
+    const found = await readable(c);
+    const d = await findDeployment(c, found);
+    const users = await findUsersByIds(c.app.db, d.user_id !== null ? [d.user_id] : []);
+    return present(d, d.user_id !== null ? users.get(d.user_id) : undefined, c.base);
+  });
+
+  // POST /projects/:id/deployments
+  route(app, 'POST', '/projects/:id/deployments', async function createDeployment(c) {
+    const user = c.requireUser();
+    const found = await findProject(c, String(c.params.raw.id));
+    if (found.access < AccessLevel.DEVELOPER) throw forbidden();
+    const missing = ['environment', 'sha', 'ref', 'tag', 'status'].filter((n) => !c.params.has(n));
+    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+    const environment = c.params.string('environment', { allowBlank: false })!;
+    const ref = c.params.string('ref', { allowBlank: false })!;
+    const tag = c.params.bool('tag')!;
+    const status = c.params.enum('status', ['running', 'success', 'failed', 'canceled'] as const)!;
+    const commit = await repoFor(c.app, found.project.id).getCommit(c.params.string('sha', { allowBlank: false })!).catch(() => null);
+    if (!commit) throw paramError('sha is invalid');
+    const now = nowIso();
+    const d = await c.app.database.transaction(async (trx) => {
+      await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).execute();
+      const max = await trx.selectFrom('deployments').select((eb) => eb.fn.max<number>('iid').as('m')).where('project_id', '=', found.project.id).executeTakeFirst();
+      const row = { iid: Number(max?.m ?? 0) + 1, project_id: found.project.id, environment, ref, sha: commit.id, tag: tag ? 1 : 0, status, user_id: user.id, finished_at: status === 'running' ? null : now, created_at: now, updated_at: now };
+      const ins = await trx.insertInto('deployments').values(row).returning('id').executeTakeFirstOrThrow();
+      return { ...row, id: ins.id };
+    });
+    if (d.status === 'success') await linkMergeRequests(c, found, d);
+    return present(d, user, c.base);
+  });
+
+  // PUT /projects/:id/deployments/:deployment_id
+  route(app, 'PUT', '/projects/:id/deployments/:deployment_id', async function updateDeployment(c) {
+    const user = c.requireUser();
+    const found = await findProject(c, String(c.params.raw.id));
+    if (found.access < AccessLevel.DEVELOPER) throw forbidden();
+    const d = await findDeployment(c, found);
+    if (!c.params.has('status')) throw paramError('status is missing');
+    const status = c.params.enum('status', ['running', 'success', 'failed', 'canceled'] as const)!;
+    const now = nowIso();
+    const set = { status, updated_at: now, finished_at: status === 'running' ? null : now };
+    await c.app.db.updateTable('deployments').set(set).where('id', '=', d.id).execute();
+    const fresh = { ...d, ...set };
+    if (status === 'success') await linkMergeRequests(c, found, fresh);
+    return present(fresh, user, c.base);
+  });
+
+  // GET /projects/:id/deployments/:deployment_id/merge_requests
+  route(app, 'GET', '/projects/:id/deployments/:deployment_id/merge_requests', async function deploymentMrs(c) {
+    const found = await readable(c);
+    const d = await findDeployment(c, found);
+    const q = c.app.db
+      .selectFrom('merge_requests')
+      .selectAll('merge_requests')
+      .where('merge_requests.id', 'in', c.app.db.selectFrom('deployment_merge_requests').select('merge_request_id').where('deployment_id', '=', d.id))
+      .orderBy('merge_requests.id', 'desc');
+    const rows = await paginateOffset(c, q);
+    const bundle = await loadBundle(c.app.db, rows, [{ project: found.project, namespace: found.namespace }]);
+    return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));
+  });
+}
+
+async function findDeployment(c: Ctx, found: FoundProject): Promise<DeploymentRow> {
+  const raw = String(c.params.raw.deployment_id ?? '');
+  const d = pathId(raw) > 0 ? await c.app.db.selectFrom('deployments').selectAll().where('project_id', '=', found.project.id).where('id', '=', pathId(raw)).executeTakeFirst() : undefined;
+  if (!d) throw notFound('Deployment');
+  return d;
+}

@@ -1,0 +1,261 @@
+// Merge request presenters named after GitLab's entities: MergeRequestBasic (lists),
+// MergeRequest (single read, create, update, merge), MergeRequestSimple (view=simple). Field order
+// follows GitLab (reference §5.2). Presenters never query: they read a bundle loaded in batch.
+import type { UserRow } from '../../../db/repositories/users.js';
+import { fullPath } from '../../../services/projects/lookup.js';
+import type { LabelRow, MilestoneRow, MrBundle, MrRow, PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
+import { detailedMergeStatus, squashOnMerge } from '../../../services/merge-requests/status.js';
+import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
+import { presentUserBasic } from './user.js';
+import { presentPipelineBasic, presentPipelineDetailed } from './pipeline.js';
+
+export interface MrPresentCtx {
+  base: string;
+  bundle: MrBundle;
+  /** Group whose list this is: references are relative to it (reference §5.2). */
+  group?: { id: number; full_path: string } | null;
+  /** Project endpoints: references relative to the project. */
+  projectContext?: boolean;
+  withLabelsDetails?: boolean;
+  renderHtml?: boolean;
+}
+
+export interface MrDetailCtx extends MrPresentCtx {
+  canMerge: boolean;
+  canReadPipelines: boolean;
+  divergedCommitsCount?: number;
+  includeRebaseInProgress?: boolean;
+  firstContribution?: boolean;
+  firstDeployedToProductionAt?: string | null;
+}
+
+function b(v: number | null | undefined): boolean {
+  return v === 1;
+}
+
+function nullableBool(v: number | null | undefined): boolean | null {
+  return v === null || v === undefined ? null : v === 1;
+}
+
+function userRef(u: UserRow | undefined, base: string) {
+  return u ? presentUserBasic(u, { base }) : null;
+}
+
+function authorRef(u: UserRow | undefined, base: string) {
+  return u ? { ...presentUserBasic(u, { base }), bot: u.user_type !== 'human' } : null;
+}
+
+export function presentLabelDetails(l: LabelRow) {
+  return {
+    id: l.id,
+    name: l.title,
+    color: l.color,
+    text_color: textColor(l.color),
+    description: l.description,
+    description_html: l.description ? renderMarkdown(l.description) : '',
+    archived: b(l.archived),
+  };
+}
+
+/** GitLab picks black or white text by the label colour's luminance. */
+export function textColor(color: string): string {
+  const m = /^#?([0-9a-f]{6})$/i.exec(color);
+  if (!m) return '#FFFFFF';
+  const n = parseInt(m[1], 16);
+  const [r, g, bl] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  return r * 0.299 + g * 0.587 + bl * 0.114 > 186 ? '#1F1E24' : '#FFFFFF';
+}
+
+export function presentMilestone(m: MilestoneRow, base: string, projects: Map<number, ProjectInfo>, groupPath?: string | null) {
+  const today = new Date().toISOString().slice(0, 10);
+  let webUrl: string;
+  if (m.project_id !== null) {
+    const p = projects.get(m.project_id);
+    webUrl = p ? `${base}/${fullPath(p.project, p.namespace)}/-/milestones/${m.iid}` : `${base}/-/milestones/${m.iid}`;
+  } else {
+    webUrl = `${base}/groups/${groupPath ?? ''}/-/milestones/${m.iid}`;
+  }
+  return {
+    id: m.id,
+    iid: m.iid,
+    ...(m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id }),
+    title: m.title,
+    description: m.description,
+    state: m.state,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    due_date: m.due_date,
+    start_date: m.start_date,
+    expired: m.due_date !== null && m.due_date < today,
+    web_url: webUrl,
+  };
+}
+
+export function humanDuration(seconds: number): string | null {
+  if (!seconds) return null;
+  const units: Array<[string, number]> = [['mo', 4 * 5 * 8 * 3600], ['w', 5 * 8 * 3600], ['d', 8 * 3600], ['h', 3600], ['m', 60]];
+  let rest = seconds;
+  const parts: string[] = [];
+  for (const [name, size] of units) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${name}`);
+      rest %= size;
+    }
+  }
+  if (rest > 0) parts.push(`${rest}s`);
+  return parts.join(' ');
+}
+
+export function taskCompletion(description: string | null) {
+  const text = description ?? '';
+  const all = text.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[ xX]\]/gm) ?? [];
+  const done = all.filter((t) => /\[[xX]\]$/.test(t)).length;
+  return { count: all.length, completed_count: done };
+}
+
+function relativeReference(mr: MrRow, info: ProjectInfo, ctx: MrPresentCtx): string {
+  if (!ctx.group) return `!${mr.iid}`;
+  if (info.namespace.id === ctx.group.id) return `${info.project.path}!${mr.iid}`;
+  return `${fullPath(info.project, info.namespace)}!${mr.iid}`;
+}
+
+export function mrWebUrl(base: string, info: ProjectInfo, iid: number): string {
+  return `${base}/${fullPath(info.project, info.namespace)}/-/merge_requests/${iid}`;
+}
+
+export function headPipelineOf(mr: MrRow, bundle: MrBundle): PipelineRow | undefined {
+  return mr.head_sha ? bundle.pipelines.get(`${mr.source_project_id}:${mr.head_sha}`) : undefined;
+}
+
+/** MergeRequestBasic, in GitLab's field order. */
+export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<string, unknown> {
+  const { bundle, base } = ctx;
+  const info = bundle.projects.get(mr.project_id)!;
+  const users = bundle.users;
+  const assignees = (bundle.assignees.get(mr.id) ?? []).map((id) => userRef(users.get(id), base)).filter(Boolean);
+  const reviewers = (bundle.reviewers.get(mr.id) ?? []).map((id) => userRef(users.get(id), base)).filter(Boolean);
+  const labels = bundle.labels.get(mr.id) ?? [];
+  const milestone = mr.milestone_id !== null ? bundle.milestones.get(mr.milestone_id) : undefined;
+  const mergeUser = mr.merge_user_id !== null ? userRef(users.get(mr.merge_user_id), base) : null;
+  const mergedBy = mr.merged_by_id !== null ? userRef(users.get(mr.merged_by_id), base) : null;
+  const closedBy = mr.closed_by_id !== null ? userRef(users.get(mr.closed_by_id), base) : null;
+  const full = `${fullPath(info.project, info.namespace)}!${mr.iid}`;
+  const out: Record<string, unknown> = {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: mr.created_at,
+    updated_at: mr.updated_at,
+    merged_by: mergedBy,
+    merge_user: mergeUser,
+    merged_at: mr.merged_at,
+    closed_by: closedBy,
+    closed_at: mr.closed_at,
+  };
+  if (ctx.renderHtml) {
+    out.title_html = renderMarkdown(mr.title, { inline: true });
+    out.description_html = renderMarkdown(mr.description ?? '');
+  }
+  Object.assign(out, {
+    target_branch: mr.target_branch,
+    source_branch: mr.source_branch,
+    user_notes_count: 0,
+    upvotes: mr.upvotes,
+    downvotes: mr.downvotes,
+    author: authorRef(users.get(mr.author_id), base),
+    assignees,
+    assignee: assignees[0] ?? null,
+    reviewers,
+    source_project_id: mr.source_project_id,
+    target_project_id: mr.project_id,
+    labels: ctx.withLabelsDetails ? labels.map(presentLabelDetails) : labels.map((l) => l.title),
+    draft: b(mr.draft),
+    imported: false,
+    imported_from: 'none',
+    work_in_progress: b(mr.draft),
+    milestone: milestone ? presentMilestone(milestone, base, bundle.projects, groupPathOf(milestone, ctx)) : null,
+    merge_when_pipeline_succeeds: b(mr.merge_when_pipeline_succeeds),
+    merge_status: mr.merge_status,
+    detailed_merge_status: detailedMergeStatus(mr, { project: info.project, pipeline: headPipelineOf(mr, bundle), blocked: bundle.blocked.has(mr.id) }),
+    merge_after: mr.merge_after,
+    sha: mr.head_sha,
+    merge_commit_sha: mr.merge_commit_sha,
+    squash_commit_sha: mr.squash_commit_sha,
+    discussion_locked: nullableBool(mr.discussion_locked),
+    should_remove_source_branch: nullableBool(mr.should_remove_source_branch),
+    force_remove_source_branch: nullableBool(mr.force_remove_source_branch),
+    prepared_at: mr.prepared_at,
+  });
+  if (mr.source_project_id !== mr.project_id) {
+    out.allow_collaboration = b(mr.allow_collaboration);
+    out.allow_maintainer_to_push = b(mr.allow_collaboration);
+  }
+  Object.assign(out, {
+    reference: `!${mr.iid}`,
+    references: { short: `!${mr.iid}`, relative: relativeReference(mr, info, ctx), full },
+    web_url: mrWebUrl(base, info, mr.iid),
+    time_stats: {
+      time_estimate: mr.time_estimate,
+      total_time_spent: mr.total_time_spent,
+      human_time_estimate: humanDuration(mr.time_estimate),
+      human_total_time_spent: humanDuration(mr.total_time_spent),
+    },
+    squash: b(mr.squash),
+    squash_on_merge: squashOnMerge(info.project, b(mr.squash)),
+    task_completion_status: taskCompletion(mr.description),
+    has_conflicts: mr.merge_status === 'cannot_be_merged',
+    blocking_discussions_resolved: true,
+    approvals_before_merge: mr.approvals_before_merge,
+  });
+  return out;
+}
+
+function groupPathOf(m: MilestoneRow, ctx: MrPresentCtx): string | null {
+  return m.group_id === null ? null : (ctx.bundle.groupPaths.get(m.group_id) ?? null);
+}
+
+/** MergeRequest: the single-object entity. */
+export function presentMergeRequest(mr: MrRow, ctx: MrDetailCtx): Record<string, unknown> {
+  const out = presentMergeRequestBasic(mr, ctx);
+  const pipeline = headPipelineOf(mr, ctx.bundle);
+  const info = ctx.bundle.projects.get(mr.project_id)!;
+  const pipelineUser = pipeline?.user_id != null ? ctx.bundle.users.get(pipeline.user_id) : undefined;
+  const buildsEnabled = info.project.builds_access_level !== 'disabled';
+  out.subscribed = false;
+  out.changes_count = mr.changes_count;
+  if (buildsEnabled) {
+    out.latest_build_started_at = pipeline?.started_at ?? null;
+    out.latest_build_finished_at = pipeline?.finished_at ?? null;
+    out.first_deployed_to_production_at = ctx.firstDeployedToProductionAt ?? null;
+    out.pipeline = ctx.canReadPipelines && pipeline ? presentPipelineBasic(pipeline, info, ctx.base) : null;
+  }
+  if (ctx.canReadPipelines) {
+    out.head_pipeline = pipeline ? presentPipelineDetailed(pipeline, info, ctx.base, pipelineUser) : null;
+  }
+  out.diff_refs = mr.base_sha && mr.start_sha && mr.head_sha ? { base_sha: mr.base_sha, head_sha: mr.head_sha, start_sha: mr.start_sha } : null;
+  out.merge_error = mr.merge_error;
+  if (ctx.includeRebaseInProgress) out.rebase_in_progress = false;
+  if (ctx.divergedCommitsCount !== undefined) out.diverged_commits_count = ctx.divergedCommitsCount;
+  if (ctx.firstContribution !== undefined) out.first_contribution = ctx.firstContribution;
+  out.user = { can_merge: ctx.canMerge };
+  return out;
+}
+
+/** MergeRequestSimple (view=simple). */
+export function presentMergeRequestSimple(mr: MrRow, ctx: MrPresentCtx) {
+  const info = ctx.bundle.projects.get(mr.project_id)!;
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: mr.created_at,
+    updated_at: mr.updated_at,
+    web_url: mrWebUrl(ctx.base, info, mr.iid),
+  };
+}

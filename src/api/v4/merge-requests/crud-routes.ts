@@ -1,0 +1,83 @@
+// One merge request: create, read, update, delete (spec §4.2, §4.6–§4.8).
+import type { FastifyInstance } from 'fastify';
+import { route } from '../../../http/route.js';
+import { forbidden, preconditionFailed } from '../../../http/errors.js';
+import { AccessLevel } from '../../../services/access.js';
+import { refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
+import { checkSpam } from '../../../services/merge-requests/spam.js';
+import { createMergeRequest, deleteMergeRequest, UPDATE_PARAMS, updateMergeRequest } from '../../../services/merge-requests/write.js';
+import { canUpdate, mrFromPath, mrProject, presentOne } from './context.js';
+import { parseAttributes, parseCreate } from './params.js';
+
+function captchaHeaders(headers: Record<string, unknown>) {
+  const one = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { response: one(headers['x-service-captcha-response']), spamLogId: one(headers['x-service-spam-log-id']) };
+}
+
+export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
+  // POST /projects/:id/merge_requests
+  route(app, 'POST', '/projects/:id/merge_requests', async function createMr(c) {
+    const user = c.requireUser();
+    const p = await mrProject(c, { write: true });
+    if (p.access < AccessLevel.DEVELOPER || p.info.project.archived) throw forbidden();
+    const input = parseCreate(c);
+    await checkSpam(c.app, { title: input.title, description: input.description ?? null, user, ip: c.req.ip }, captchaHeaders(c.req.headers));
+    const mr = await createMergeRequest(c.app, p.info, user, input);
+    return presentOne(c, p, mr);
+  });
+
+  // GET /projects/:id/merge_requests/:merge_request_iid
+  route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid', async function getMr(c) {
+    const p = await mrFromPath(c);
+    const includeDiverged = c.params.bool('include_diverged_commits_count');
+    const includeRebase = c.params.bool('include_rebase_in_progress');
+    const renderHtml = c.params.bool('render_html');
+    const mr = await refreshMergeStatus(c.app, p.mr);
+    let diverged: number | undefined;
+    if (includeDiverged) {
+      diverged = mr.state === 'opened' ? mr.behind_count : 0;
+    }
+    const firstContribution = (await c.app.db
+      .selectFrom('merge_requests')
+      .select('id')
+      .where('project_id', '=', mr.project_id)
+      .where('author_id', '=', mr.author_id)
+      .where('state', '=', 'merged')
+      .where('id', '!=', mr.id)
+      .executeTakeFirst()) === undefined;
+    return presentOne(c, p, mr, {
+      divergedCommitsCount: diverged,
+      includeRebaseInProgress: includeRebase === true,
+      renderHtml: renderHtml === true,
+      firstContribution,
+    });
+  });
+
+  // PUT /projects/:id/merge_requests/:merge_request_iid
+  route(app, 'PUT', '/projects/:id/merge_requests/:merge_request_iid', async function updateMr(c) {
+    const user = c.requireUser();
+    const p = await mrFromPath(c, { write: true });
+    if (!canUpdate(c, p, p.mr)) throw forbidden();
+    c.params.requireAtLeastOne(UPDATE_PARAMS);
+    const attrs = parseAttributes(c);
+    if (attrs.title !== undefined || attrs.description !== undefined) {
+      await checkSpam(c.app, { title: attrs.title ?? p.mr.title, description: attrs.description ?? p.mr.description, user, ip: c.req.ip }, captchaHeaders(c.req.headers));
+    }
+    const mr = await updateMergeRequest(c.app, p.info, p.mr, user, attrs);
+    return presentOne(c, p, mr);
+  });
+
+  // DELETE /projects/:id/merge_requests/:merge_request_iid
+  route(app, 'DELETE', '/projects/:id/merge_requests/:merge_request_iid', async function deleteMr(c) {
+    c.requireUser();
+    const p = await mrFromPath(c, { write: true });
+    if (p.access < AccessLevel.OWNER && !c.user?.is_admin) throw forbidden();
+    const since = c.req.headers['if-unmodified-since'];
+    if (typeof since === 'string') {
+      const t = Date.parse(since);
+      if (!Number.isNaN(t) && Math.floor(Date.parse(p.mr.updated_at) / 1000) > Math.floor(t / 1000)) throw preconditionFailed();
+    }
+    await deleteMergeRequest(c.app, p.mr);
+    return undefined;
+  });
+}

@@ -1,0 +1,72 @@
+// Merge request lists in the three scopes (spec §4.1). Stored fields only: no git call and a fixed
+// number of queries per page.
+import type { FastifyInstance } from 'fastify';
+import type { Ctx } from '../../../http/route.js';
+import { route } from '../../../http/route.js';
+import { notFound, unauthorized } from '../../../http/errors.js';
+import { resolveId } from '../../../http/ids.js';
+import { paginateOffset } from '../../../http/pagination.js';
+import { mrProject } from './context.js';
+import { parseListFilters } from './params.js';
+import { checkSearchRateLimit } from '../../../services/merge-requests/search-limit.js';
+import { buildListQuery, type ListScope } from '../../../services/merge-requests/list.js';
+import { loadBundle, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
+import { refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
+import { presentMergeRequestBasic, presentMergeRequestSimple, type MrPresentCtx } from '../entities/merge-request.js';
+import { namespaceAccess, visibleWithoutMembership, AccessLevel } from '../../../services/access.js';
+
+async function listAndPresent(c: Ctx, scope: ListScope, defaults: { scope: string; nonArchived: boolean }, ctxExtra: Partial<MrPresentCtx>, known?: ProjectInfo[]) {
+  const filters = parseListFilters(c, defaults);
+  if (filters.search) checkSearchRateLimit(c.user ? `user:${c.user.id}` : `ip:${c.req.ip}`, c.user !== null);
+  let rows = (await paginateOffset(c, buildListQuery(c.app.db, scope, filters, c.user))) as MrRow[];
+  // with_merge_status_recheck: the caller asks for fresh statuses, so this page is rechecked against
+  // the repository (only for callers who could update, as GitLab's restrict_merge_status_recheck).
+  if (c.params.bool('with_merge_status_recheck') && scope.kind === 'project' && scope.access >= AccessLevel.DEVELOPER) {
+    const fresh: MrRow[] = [];
+    for (let i = 0; i < rows.length; i += 4) fresh.push(...(await Promise.all(rows.slice(i, i + 4).map((r) => refreshMergeStatus(c.app, r)))));
+    rows = fresh;
+  }
+  const bundle = await loadBundle(c.app.db, rows, known);
+  const ctx: MrPresentCtx = { base: c.base, bundle, withLabelsDetails: c.params.bool('with_labels_details') === true, ...ctxExtra };
+  if (c.params.raw.view === 'simple') return rows.map((r) => presentMergeRequestSimple(r, ctx));
+  return rows.map((r) => {
+    const out = presentMergeRequestBasic(r, ctx);
+    if (scope.kind === 'group') {
+      const info = bundle.projects.get(r.project_id);
+      if (info?.namespace.kind === 'group') out.group_id = info.namespace.id;
+    }
+    return out;
+  });
+}
+
+export function registerMergeRequestListRoutes(app: FastifyInstance): void {
+  // GET /merge_requests
+  route(app, 'GET', '/merge_requests', async function listAllMrs(c) {
+    const scope = typeof c.params.raw.scope === 'string' ? c.params.raw.scope : undefined;
+    if (!c.user && scope !== 'all') throw unauthorized();
+    return listAndPresent(c, { kind: 'global' }, { scope: 'created_by_me', nonArchived: false }, {});
+  });
+
+  // GET /projects/:id/merge_requests
+  route(app, 'GET', '/projects/:id/merge_requests', async function listProjectMrs(c) {
+    const p = await mrProject(c);
+    return listAndPresent(c, { kind: 'project', projectId: p.info.project.id, access: p.access }, { scope: 'all', nonArchived: false }, { projectContext: true }, [p.info]);
+  });
+
+  // GET /groups/:id/merge_requests
+  route(app, 'GET', '/groups/:id/merge_requests', async function listGroupMrs(c) {
+    const id = await resolveId(c, 'Namespace', String(c.params.raw.id ?? ''), { allowTopLevelPath: true });
+    if (id === null) throw notFound('Group');
+    const group = await c.app.db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group').executeTakeFirst();
+    if (!group) throw notFound('Group');
+    if (!c.user?.is_admin && !visibleWithoutMembership(group.visibility, c.user) && (await namespaceAccess(c.app.db, c.user, group)) < AccessLevel.GUEST) {
+      throw notFound('Group');
+    }
+    return listAndPresent(
+      c,
+      { kind: 'group', groupId: group.id, traversal: group.traversal },
+      { scope: 'all', nonArchived: true },
+      { group: { id: group.id, full_path: group.full_path } },
+    );
+  });
+}

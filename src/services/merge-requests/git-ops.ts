@@ -1,0 +1,136 @@
+// Git work for merge requests that the git layer has no single call for: preparing the stored
+// mergeability snapshot, and moving the target branch only while the source branch is unchanged.
+import { GitRepository, isGitError, ZERO_SHA } from '../../git/index.js';
+import { runGit } from '../../git/exec.js';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/database.js';
+import { repoPathFor } from '../projects/lookup.js';
+import type { MrRow } from './rows.js';
+
+/** GitLab caps the stored diff at 1000 files and shows the count as "1000+". */
+export const MAX_CHANGES_COUNT = 1000;
+
+export function repoFor(app: AppContext, projectId: number): GitRepository {
+  return new GitRepository(repoPathFor(app, projectId));
+}
+
+export async function branchSha(repo: GitRepository, name: string): Promise<string | null> {
+  try {
+    return await repo.branchSha(name);
+  } catch (err) {
+    if (isGitError(err)) return null;
+    throw err;
+  }
+}
+
+async function changedFiles(repo: GitRepository, base: string, head: string): Promise<number> {
+  const res = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', base, head], { gitDir: repo.path });
+  return res.stdout.toString('utf8').split('\0').filter(Boolean).length;
+}
+
+export interface Snapshot {
+  merge_status: string;
+  checked_source_sha: string | null;
+  checked_target_sha: string | null;
+  head_sha: string | null;
+  start_sha: string | null;
+  base_sha: string | null;
+  commits_count: number;
+  behind_count: number;
+  ff_possible: number;
+  source_missing: number;
+  changes_count: string | null;
+}
+
+/** Computes the mergeability snapshot of source against target from the repository. */
+export async function computeSnapshot(repo: GitRepository, source: string | null, target: string | null, previous: MrRow | null): Promise<Snapshot> {
+  if (!source || !target) {
+    return {
+      merge_status: 'cannot_be_merged',
+      checked_source_sha: source,
+      checked_target_sha: target,
+      head_sha: source ?? previous?.head_sha ?? null,
+      start_sha: target ?? previous?.start_sha ?? null,
+      base_sha: previous?.base_sha ?? null,
+      commits_count: 0,
+      behind_count: 0,
+      ff_possible: 0,
+      source_missing: source ? 0 : 1,
+      changes_count: previous?.changes_count ?? null,
+    };
+  }
+  const base = await repo.mergeBase(target, source);
+  const [tree, divergence, files] = await Promise.all([
+    repo.mergeTree(target, source).catch((err) => {
+      if (isGitError(err, 'conflict')) return { clean: false as const, conflicts: [], tree: '' };
+      throw err;
+    }),
+    repo.countDivergence(source, target),
+    changedFiles(repo, base ?? target, source),
+  ]);
+  return {
+    merge_status: tree.clean ? 'can_be_merged' : 'cannot_be_merged',
+    checked_source_sha: source,
+    checked_target_sha: target,
+    head_sha: source,
+    start_sha: target,
+    base_sha: base,
+    commits_count: divergence.ahead,
+    behind_count: divergence.behind,
+    ff_possible: base === target ? 1 : 0,
+    source_missing: 0,
+    changes_count: files > MAX_CHANGES_COUNT ? `${MAX_CHANGES_COUNT}+` : String(files),
+  };
+}
+
+/**
+ * Brings the stored snapshot of an open merge request up to date when either branch moved since
+ * it was computed (lazy: lists read the stored fields; single reads and merges call this).
+ */
+export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { force?: boolean } = {}): Promise<MrRow> {
+  if (mr.state !== 'opened') return mr;
+  const repo = repoFor(app, mr.source_project_id);
+  const [source, target] = await Promise.all([branchSha(repo, mr.source_branch), branchSha(repo, mr.target_branch)]);
+  const fresh = mr.merge_status !== 'unchecked' && mr.prepared_at !== null && source === mr.checked_source_sha && target === mr.checked_target_sha;
+  if (fresh && !opts.force) return mr;
+  const snap = await computeSnapshot(repo, source, target, mr);
+  const prepared = mr.prepared_at ?? nowIso();
+  // Written without a transaction: concurrent refreshes compute the same values from the same refs.
+  await app.db
+    .updateTable('merge_requests')
+    .set({ ...snap, prepared_at: prepared })
+    .where('id', '=', mr.id)
+    .where('state', '=', 'opened')
+    .execute();
+  return { ...mr, ...snap, prepared_at: prepared };
+}
+
+/**
+ * Moves the target branch from `oldTarget` to `newTarget` in one git ref transaction that also
+ * verifies the source branch still points at `sourceSha` (so a push racing the merge fails it).
+ * Returns false when either ref moved.
+ */
+export async function moveTargetVerifyingSource(
+  repo: GitRepository,
+  target: string,
+  newTarget: string,
+  oldTarget: string,
+  source: string | null,
+  sourceSha: string | null,
+): Promise<boolean> {
+  let input = 'start\n';
+  if (source && sourceSha) input += `verify refs/heads/${source} ${sourceSha}\n`;
+  input += `update refs/heads/${target} ${newTarget} ${oldTarget}\nprepare\ncommit\n`;
+  const res = await runGit(['update-ref', '--stdin', '-m', 'labwright: merge'], { gitDir: repo.path, input, okCodes: [0, 1, 128] });
+  return res.code === 0;
+}
+
+export async function deleteBranchIfAt(repo: GitRepository, name: string, sha: string): Promise<boolean> {
+  try {
+    await repo.updateRef(`refs/heads/${name}`, ZERO_SHA, sha);
+    return true;
+  } catch (err) {
+    if (isGitError(err)) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,279 @@
+// Accepting a merge request (PUT …/merge): GitLab's checks in its order and status codes
+// (reference §5.7), auto-merge, and the merge itself. The merge holds a row lock (a token written by
+// one atomic UPDATE), builds the commit without a work tree, moves the target ref with a git ref
+// transaction that also verifies the source, then records the merge. A crash between the ref move
+// and the record is repaired at start-up from in_progress_merge_commit_sha.
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/database.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import { findUserById } from '../../db/repositories/users.js';
+import { apiError, methodNotAllowed, resourceLock, unauthorized } from '../../http/errors.js';
+import { isGitError } from '../../git/index.js';
+import { AccessLevel } from '../access.js';
+import { fullPath } from '../projects/lookup.js';
+import { branchSha, deleteBranchIfAt, moveTargetVerifyingSource, refreshMergeStatus, repoFor } from './git-ops.js';
+import { findMrById, loadBundle, type MrRow, type ProjectInfo } from './rows.js';
+import { ACTIVE_PIPELINE_STATUSES, ciVerdict, firstFailingCheck, squashOnMerge } from './status.js';
+
+/** A lock older than this belongs to a request that died; the next merge may take it over. */
+const STALE_LOCK_MS = 10 * 60 * 1000;
+
+export interface MergeOptions {
+  sha?: string;
+  mergeCommitMessage?: string;
+  squashCommitMessage?: string;
+  squash?: boolean;
+  shouldRemoveSourceBranch?: boolean;
+  autoMerge?: boolean;
+}
+
+/** can_be_merged_by?: push access to the target branch (Developer and up) on a writable project. */
+export function canMerge(access: number, info: ProjectInfo): boolean {
+  return access >= AccessLevel.DEVELOPER && !info.project.archived;
+}
+
+const branchCannotBeMerged = () => apiError(422, 'Branch cannot be merged');
+
+export async function acceptMergeRequest(app: AppContext, info: ProjectInfo, row: MrRow, user: UserRow, access: number, opts: MergeOptions): Promise<MrRow> {
+  if (info.project.require_sha_for_merge && !opts.sha) throw apiError(400, 'SHA must be provided when merging');
+  if (!canMerge(access, info)) throw unauthorized();
+  let mr = await refreshMergeStatus(app, row);
+  if (opts.sha && mr.state === 'opened' && opts.sha !== mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${mr.head_sha}`);
+  if (opts.squash !== undefined && mr.state === 'opened') {
+    await app.db.updateTable('merge_requests').set({ squash: opts.squash ? 1 : 0 }).where('id', '=', mr.id).execute();
+    mr = { ...mr, squash: opts.squash ? 1 : 0 };
+  }
+  const bundle = await loadBundle(app.db, [mr], [info]);
+  const pipeline = mr.head_sha ? bundle.pipelines.get(`${mr.source_project_id}:${mr.head_sha}`) : undefined;
+  const failing = firstFailingCheck(mr, { project: info.project, pipeline, blocked: bundle.blocked.has(mr.id) });
+  const ci = ciVerdict(info.project, pipeline);
+  if (opts.autoMerge && mr.state === 'opened') {
+    const pipelineActive = pipeline !== undefined && ACTIVE_PIPELINE_STATUSES.includes(pipeline.status);
+    if (pipelineActive && (failing === null || failing === 'conflict')) return enableAutoMerge(app, mr, user, opts);
+  }
+  if (failing === 'conflict') throw branchCannotBeMerged();
+  if (failing !== null || ci !== 'ok') throw methodNotAllowed();
+  return performMerge(app, info, mr, user, opts);
+}
+
+async function enableAutoMerge(app: AppContext, mr: MrRow, user: UserRow, opts: MergeOptions): Promise<MrRow> {
+  const params = JSON.stringify({
+    sha: opts.sha,
+    merge_commit_message: opts.mergeCommitMessage,
+    squash_commit_message: opts.squashCommitMessage,
+    should_remove_source_branch: opts.shouldRemoveSourceBranch,
+  });
+  const set = {
+    merge_when_pipeline_succeeds: 1,
+    merge_user_id: user.id,
+    merge_params: params,
+    merge_error: null,
+    updated_at: nowIso(),
+    ...(opts.shouldRemoveSourceBranch !== undefined ? { should_remove_source_branch: opts.shouldRemoveSourceBranch ? 1 : 0 } : {}),
+  };
+  await app.db.updateTable('merge_requests').set(set).where('id', '=', mr.id).where('state', '=', 'opened').execute();
+  return { ...mr, ...set };
+}
+
+export async function cancelAutoMerge(app: AppContext, mr: MrRow): Promise<MrRow> {
+  if (!mr.merge_when_pipeline_succeeds) throw apiError(406, "Can't cancel the automatic merge");
+  const set = { merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: '{}', updated_at: nowIso() };
+  await app.db.updateTable('merge_requests').set(set).where('id', '=', mr.id).execute();
+  return { ...mr, ...set };
+}
+
+function defaultMergeMessage(info: ProjectInfo, mr: MrRow): string {
+  const parts = [`Merge branch '${mr.source_branch}' into '${mr.target_branch}'`, mr.title];
+  return `${parts.join('\n\n')}\n\nSee merge request ${fullPath(info.project, info.namespace)}!${mr.iid}`;
+}
+
+async function takeLock(app: AppContext, mr: MrRow, user: UserRow): Promise<string> {
+  const token = randomUUID();
+  const now = new Date();
+  const res = await app.db
+    .updateTable('merge_requests')
+    .set({ merge_lock: token, merge_lock_at: now.toISOString() })
+    .where('id', '=', mr.id)
+    .where('state', '=', 'opened')
+    .where((eb) => eb.or([eb('merge_lock', 'is', null), eb('merge_lock_at', '<', new Date(now.getTime() - STALE_LOCK_MS).toISOString())]))
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 1) return token;
+  const current = await findMrById(app.db, mr.id);
+  if (!current || current.state !== 'opened') throw methodNotAllowed();
+  void user;
+  throw resourceLock();
+}
+
+async function releaseLock(app: AppContext, mrId: number, token: string): Promise<void> {
+  await app.db
+    .updateTable('merge_requests')
+    .set({ merge_lock: null, merge_lock_at: null, in_progress_merge_commit_sha: null })
+    .where('id', '=', mrId)
+    .where('merge_lock', '=', token)
+    .where('state', '=', 'opened')
+    .execute();
+}
+
+async function recordMergeError(app: AppContext, mrId: number, message: string, status?: string): Promise<void> {
+  await app.db
+    .updateTable('merge_requests')
+    .set({ merge_error: message, ...(status ? { merge_status: status } : {}) })
+    .where('id', '=', mrId)
+    .execute();
+}
+
+/** Builds the commit the target branch moves to, per the project's merge method. */
+async function buildMergeResult(app: AppContext, info: ProjectInfo, mr: MrRow, user: UserRow, opts: MergeOptions, source: string, target: string) {
+  const repo = repoFor(app, info.project.id);
+  const identity = { name: user.name, email: user.email };
+  const method = info.project.merge_method;
+  const base = await repo.mergeBase(target, source);
+  if (!base) return null;
+  const squash = squashOnMerge(info.project, opts.squash ?? mr.squash === 1);
+  let head = source;
+  let squashSha: string | null = null;
+  if (squash) {
+    const message = opts.squashCommitMessage || mr.title;
+    squashSha = await repo.squashCommit({ base, head: source, onto: method === 'merge' ? base : target, message, author: identity });
+    head = squashSha;
+  }
+  if (method === 'ff') {
+    if (!(await repo.isAncestor(target, head))) return null;
+    return { newTarget: head, mergeCommitSha: head, squashSha };
+  }
+  if (method === 'rebase_merge' && base !== target) return null;
+  const message = opts.mergeCommitMessage || defaultMergeMessage(info, mr);
+  const mergeSha = await repo.createMergeCommit({ ours: target, theirs: head, message, author: identity });
+  return { newTarget: mergeSha, mergeCommitSha: mergeSha, squashSha };
+}
+
+/** The merge itself, under the merge lock. Returns the merged row. */
+export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow, user: UserRow, opts: MergeOptions): Promise<MrRow> {
+  const token = await takeLock(app, mr, user);
+  let merged = false;
+  try {
+    const repo = repoFor(app, info.project.id);
+    const [source, target] = await Promise.all([branchSha(repo, mr.source_branch), branchSha(repo, mr.target_branch)]);
+    if (!source || !target) throw branchCannotBeMerged();
+    if (opts.sha && opts.sha !== source) throw apiError(409, `SHA does not match HEAD of source branch: ${source}`);
+    let result;
+    try {
+      result = await buildMergeResult(app, info, mr, user, opts, source, target);
+    } catch (err) {
+      if (isGitError(err, 'conflict')) {
+        await recordMergeError(app, mr.id, 'Merge failed: conflicts between the source and target branches. Please resolve them and try again.', 'cannot_be_merged');
+        throw branchCannotBeMerged();
+      }
+      throw err;
+    }
+    if (!result) throw branchCannotBeMerged();
+    // Recorded before the ref moves, so a crash right after the move can be reconciled.
+    await app.db
+      .updateTable('merge_requests')
+      .set({ in_progress_merge_commit_sha: result.newTarget, merge_user_id: user.id })
+      .where('id', '=', mr.id)
+      .where('merge_lock', '=', token)
+      .execute();
+    const moved = await moveTargetVerifyingSource(repo, mr.target_branch, result.newTarget, target, mr.source_branch, source);
+    if (!moved) throw resourceLock();
+    const remove = opts.shouldRemoveSourceBranch ?? (mr.should_remove_source_branch ?? mr.force_remove_source_branch) === 1;
+    const now = nowIso();
+    await app.db
+      .updateTable('merge_requests')
+      .set({
+        state: 'merged',
+        merged_at: now,
+        updated_at: now,
+        merge_user_id: user.id,
+        merged_by_id: user.id,
+        merge_commit_sha: result.mergeCommitSha,
+        squash_commit_sha: result.squashSha,
+        in_progress_merge_commit_sha: null,
+        merge_lock: null,
+        merge_lock_at: null,
+        merge_when_pipeline_succeeds: 0,
+        merge_error: null,
+        merge_status: 'can_be_merged',
+        head_sha: source,
+        start_sha: target,
+        checked_source_sha: source,
+        checked_target_sha: target,
+        ...(opts.shouldRemoveSourceBranch !== undefined ? { should_remove_source_branch: opts.shouldRemoveSourceBranch ? 1 : 0 } : {}),
+      })
+      .where('id', '=', mr.id)
+      .where('merge_lock', '=', token)
+      .execute();
+    merged = true;
+    if (remove) await deleteBranchIfAt(repo, mr.source_branch, source);
+    return (await findMrById(app.db, mr.id))!;
+  } finally {
+    if (!merged) await releaseLock(app, mr.id, token);
+  }
+}
+
+/**
+ * Start-up reconciliation: a merge whose target ref moved but whose row was not updated (crash)
+ * is recorded as merged; one whose ref never moved is unlocked and stays open.
+ */
+export async function reconcileMerges(app: AppContext): Promise<number> {
+  const rows = await app.db.selectFrom('merge_requests').selectAll().where('in_progress_merge_commit_sha', 'is not', null).where('state', '=', 'opened').execute();
+  let fixed = 0;
+  for (const mr of rows) {
+    const repo = repoFor(app, mr.project_id);
+    const target = await branchSha(repo, mr.target_branch);
+    const sha = mr.in_progress_merge_commit_sha!;
+    const landed = target !== null && (target === sha || (await repo.isAncestor(sha, target).catch(() => false)));
+    if (landed) {
+      const now = nowIso();
+      await app.db
+        .updateTable('merge_requests')
+        .set({ state: 'merged', merged_at: mr.merge_lock_at ?? now, updated_at: now, merge_commit_sha: sha, merged_by_id: mr.merge_user_id, in_progress_merge_commit_sha: null, merge_lock: null, merge_lock_at: null, merge_when_pipeline_succeeds: 0 })
+        .where('id', '=', mr.id)
+        .execute();
+      fixed += 1;
+    } else {
+      await app.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: null, merge_lock: null, merge_lock_at: null }).where('id', '=', mr.id).execute();
+    }
+  }
+  return fixed;
+}
+
+/**
+ * Auto-merge: called when a pipeline of `sha` turns to success. Merges every open request of the
+ * project waiting for it, as the user who set auto-merge, synchronously.
+ */
+export async function runAutoMerges(app: AppContext, info: ProjectInfo, sha: string): Promise<void> {
+  const waiting = await app.db
+    .selectFrom('merge_requests')
+    .selectAll()
+    .where('source_project_id', '=', info.project.id)
+    .where('state', '=', 'opened')
+    .where('merge_when_pipeline_succeeds', '=', 1)
+    .orderBy('id')
+    .limit(100)
+    .execute();
+  // The stored head may predate a push, so every waiting request is refreshed against its branch.
+  for (const row of waiting) {
+    const user = row.merge_user_id !== null ? await findUserById(app.db, row.merge_user_id) : undefined;
+    if (!user) continue;
+    const params = JSON.parse(row.merge_params || '{}') as Record<string, unknown>;
+    try {
+      const mr = await refreshMergeStatus(app, row);
+      if (mr.head_sha !== sha) continue; // not this sha's pipeline (or the source moved on)
+      const bundle = await loadBundle(app.db, [mr], [info]);
+      const pipeline = bundle.pipelines.get(`${mr.source_project_id}:${sha}`);
+      const failing = firstFailingCheck(mr, { project: info.project, pipeline, blocked: bundle.blocked.has(mr.id) });
+      if (failing !== null || ciVerdict(info.project, pipeline) !== 'ok') continue;
+      await performMerge(app, info, mr, user, {
+        sha: typeof params.sha === 'string' ? params.sha : undefined,
+        mergeCommitMessage: typeof params.merge_commit_message === 'string' ? params.merge_commit_message : undefined,
+        squashCommitMessage: typeof params.squash_commit_message === 'string' ? params.squash_commit_message : undefined,
+        shouldRemoveSourceBranch: typeof params.should_remove_source_branch === 'boolean' ? params.should_remove_source_branch : undefined,
+      });
+    } catch (err) {
+      app.log.warn({ err, mr: row.id }, 'auto-merge failed');
+      await recordMergeError(app, row.id, 'Auto-merge failed: the merge request could not be merged.');
+    }
+  }
+}

@@ -1,0 +1,235 @@
+// Creating, updating and deleting merge requests. Reads that decide a write happen in the same
+// transaction (BEGIN IMMEDIATE on SQLite, the project row locked by the iid counter on PostgreSQL);
+// git is only read before or after it, never inside.
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import { conflict, unprocessable, validationError } from '../../http/errors.js';
+import { GitRepository } from '../../git/index.js';
+import {
+  currentLabelIds,
+  existingUserIds,
+  milestoneById,
+  milestoneByTitle,
+  resolveLabels,
+  setAssignees,
+  setLabels,
+  setReviewers,
+} from './attributes.js';
+import { branchSha, refreshMergeStatus, repoFor } from './git-ops.js';
+import { findMrById, type MrRow, type ProjectInfo } from './rows.js';
+import { isDraftTitle } from './status.js';
+
+export const MAX_DESCRIPTION = 1_048_576;
+export const MAX_TITLE = 255;
+
+export interface MrAttributes {
+  title?: string;
+  description?: string | null;
+  assigneeIds?: number[];
+  reviewerIds?: number[];
+  labels?: string[];
+  addLabels?: string[];
+  removeLabels?: string[];
+  milestoneId?: number | null;
+  milestone?: string;
+  removeSourceBranch?: boolean;
+  allowCollaboration?: boolean;
+  squash?: boolean;
+  mergeAfter?: string | null;
+  discussionLocked?: boolean;
+  approvalsBeforeMerge?: number;
+  targetBranch?: string;
+  stateEvent?: 'close' | 'reopen';
+}
+
+export interface CreateInput extends MrAttributes {
+  title: string;
+  sourceBranch: string;
+  targetBranch: string;
+  targetProjectId?: number;
+}
+
+function validateText(attrs: MrAttributes): void {
+  const errors: Record<string, string[]> = {};
+  if (attrs.title !== undefined && attrs.title.length > MAX_TITLE) errors.title = [`is too long (maximum is ${MAX_TITLE} characters)`];
+  if (attrs.description != null && attrs.description.length > MAX_DESCRIPTION) errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+  if (Object.keys(errors).length) throw validationError(errors);
+}
+
+function validateBranchNames(names: Record<string, string>): void {
+  const errors: Record<string, string[]> = {};
+  for (const [key, name] of Object.entries(names)) if (!GitRepository.isValidBranchName(name)) errors[key] = ['is invalid'];
+  if (Object.keys(errors).length) throw validationError(errors);
+}
+
+/** The 409 GitLab gives for a second open request with the same source and target branches. */
+async function assertNoDuplicate(trx: Transaction<DB>, projectId: number, sourceProjectId: number, source: string, target: string, exceptId?: number): Promise<void> {
+  let q = trx
+    .selectFrom('merge_requests')
+    .select('iid')
+    .where('project_id', '=', projectId)
+    .where('source_project_id', '=', sourceProjectId)
+    .where('source_branch', '=', source)
+    .where('target_branch', '=', target)
+    .where('state', '=', 'opened');
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  const dup = await q.executeTakeFirst();
+  if (dup) throw conflict([`Another open merge request already exists for this source branch: !${dup.iid}`]);
+}
+
+async function resolveMilestone(trx: Transaction<DB>, info: ProjectInfo, attrs: MrAttributes): Promise<number | null | undefined> {
+  if (attrs.milestone !== undefined) return attrs.milestone === '' ? null : (await milestoneByTitle(trx, info, attrs.milestone)).id;
+  if (attrs.milestoneId !== undefined) {
+    if (attrs.milestoneId === null || attrs.milestoneId === 0) return null;
+    return (await milestoneById(trx, info, attrs.milestoneId))?.id ?? null;
+  }
+  return undefined;
+}
+
+export async function createMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput): Promise<MrRow> {
+  const project = info.project;
+  if (input.targetProjectId !== undefined && input.targetProjectId !== project.id) {
+    // GITLAB-COMPAT: forks are not supported yet, so a different target project is never a fork of this one.
+    throw unprocessable(['Source project is not a fork of the target project']);
+  }
+  validateText(input);
+  validateBranchNames({ source_branch: input.sourceBranch, target_branch: input.targetBranch });
+  if (input.sourceBranch === input.targetBranch) throw unprocessable(["You can't use same project/branch for source and target"]);
+  const repo = repoFor(app, project.id);
+  const [source, target] = await Promise.all([branchSha(repo, input.sourceBranch), branchSha(repo, input.targetBranch)]);
+  if (!source) throw unprocessable([`Source branch "${input.sourceBranch}" does not exist`]);
+  if (!target) throw unprocessable([`Target branch "${input.targetBranch}" does not exist`]);
+  const [assignees, reviewers] = await Promise.all([existingUserIds(app.db, input.assigneeIds ?? []), existingUserIds(app.db, input.reviewerIds ?? [])]);
+  const squash = input.squash ?? (project.squash_option === 'always' || project.squash_option === 'default_on');
+
+  const id = await app.database.transaction(async (trx) => {
+    // Incrementing the counter first locks the project row, which serialises creations per project
+    // (PostgreSQL) so the duplicate check below cannot race; a rollback gives the iid back.
+    const counter = await trx
+      .updateTable('projects')
+      .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
+      .where('id', '=', project.id)
+      .returning('mr_iid_counter')
+      .executeTakeFirstOrThrow();
+    await assertNoDuplicate(trx, project.id, project.id, input.sourceBranch, input.targetBranch);
+    const milestoneId = await resolveMilestone(trx, info, input);
+    const now = nowIso();
+    const row = await trx
+      .insertInto('merge_requests')
+      .values({
+        iid: counter.mr_iid_counter,
+        project_id: project.id,
+        source_project_id: project.id,
+        author_id: author.id,
+        title: input.title,
+        description: input.description ?? null,
+        state: 'opened',
+        draft: isDraftTitle(input.title) ? 1 : 0,
+        source_branch: input.sourceBranch,
+        target_branch: input.targetBranch,
+        merge_status: 'unchecked',
+        head_sha: source,
+        squash: squash ? 1 : 0,
+        force_remove_source_branch: input.removeSourceBranch === undefined ? null : input.removeSourceBranch ? 1 : 0,
+        allow_collaboration: input.allowCollaboration ? 1 : 0,
+        milestone_id: milestoneId ?? null,
+        merge_after: input.mergeAfter ?? null,
+        approvals_before_merge: input.approvalsBeforeMerge ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await setAssignees(trx, row.id, assignees);
+    await setReviewers(trx, row.id, reviewers);
+    const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
+    if (titles.length) {
+      const labels = await resolveLabels(trx, info, titles, true);
+      await setLabels(trx, row.id, labels.map((l) => l.id));
+    }
+    return row.id;
+  });
+  const mr = (await findMrById(app.db, id))!;
+  // GITLAB-COMPAT: GitLab prepares the diff asynchronously (changes_count and diff_refs are null in
+  // the create response); Labwright prepares it before answering, so they are filled at once.
+  return refreshMergeStatus(app, mr, { force: true });
+}
+
+export const UPDATE_PARAMS = [
+  'assignee_id', 'assignee_ids', 'reviewer_ids', 'description', 'labels', 'add_labels', 'remove_labels', 'milestone_id', 'milestone',
+  'remove_source_branch', 'allow_collaboration', 'allow_maintainer_to_push', 'squash', 'target_branch', 'title', 'state_event',
+  'discussion_locked', 'merge_after',
+];
+
+export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr: MrRow, user: UserRow, attrs: MrAttributes): Promise<MrRow> {
+  validateText(attrs);
+  const retarget = attrs.targetBranch !== undefined && mr.state !== 'merged' && attrs.targetBranch !== mr.target_branch;
+  if (retarget) {
+    validateBranchNames({ target_branch: attrs.targetBranch! });
+    if (attrs.targetBranch === mr.source_branch) throw unprocessable(["You can't use same project/branch for source and target"]);
+    if (!(await branchSha(repoFor(app, mr.project_id), attrs.targetBranch!))) throw unprocessable([`Target branch "${attrs.targetBranch}" does not exist`]);
+  }
+  const [assignees, reviewers] = await Promise.all([
+    attrs.assigneeIds ? existingUserIds(app.db, attrs.assigneeIds) : Promise.resolve(undefined),
+    attrs.reviewerIds ? existingUserIds(app.db, attrs.reviewerIds) : Promise.resolve(undefined),
+  ]);
+  await app.database.transaction(async (trx) => {
+    const current = await app.database.forUpdate(trx.selectFrom('merge_requests').selectAll().where('id', '=', mr.id)).executeTakeFirstOrThrow();
+    const now = nowIso();
+    const set: Partial<MrRow> = { updated_at: now };
+    if (attrs.title !== undefined) {
+      set.title = attrs.title;
+      set.draft = isDraftTitle(attrs.title) ? 1 : 0;
+    }
+    if (attrs.description !== undefined) set.description = attrs.description;
+    if (attrs.removeSourceBranch !== undefined) set.force_remove_source_branch = attrs.removeSourceBranch ? 1 : 0;
+    if (attrs.allowCollaboration !== undefined) set.allow_collaboration = attrs.allowCollaboration ? 1 : 0;
+    if (attrs.squash !== undefined) set.squash = attrs.squash ? 1 : 0;
+    if (attrs.mergeAfter !== undefined) set.merge_after = attrs.mergeAfter;
+    if (attrs.discussionLocked !== undefined) set.discussion_locked = attrs.discussionLocked ? 1 : 0;
+    const milestoneId = await resolveMilestone(trx, info, attrs);
+    if (milestoneId !== undefined) set.milestone_id = milestoneId;
+    if (retarget) {
+      await assertNoDuplicate(trx, current.project_id, current.source_project_id, current.source_branch, attrs.targetBranch!, current.id);
+      set.target_branch = attrs.targetBranch;
+      set.merge_status = 'unchecked';
+    }
+    if (attrs.stateEvent === 'close' && current.state === 'opened') {
+      Object.assign(set, { state: 'closed', closed_at: now, closed_by_id: user.id, merge_when_pipeline_succeeds: 0 });
+    } else if (attrs.stateEvent === 'reopen' && current.state === 'closed') {
+      await assertNoDuplicate(trx, current.project_id, current.source_project_id, current.source_branch, set.target_branch ?? current.target_branch, current.id);
+      Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null, merge_status: 'unchecked' });
+    }
+    await trx.updateTable('merge_requests').set(set).where('id', '=', mr.id).execute();
+    if (assignees) await setAssignees(trx, mr.id, assignees);
+    if (reviewers) await setReviewers(trx, mr.id, reviewers);
+    if (attrs.labels !== undefined || attrs.addLabels !== undefined || attrs.removeLabels !== undefined) {
+      let ids = attrs.labels !== undefined ? (await resolveLabels(trx, info, attrs.labels, true)).map((l) => l.id) : await currentLabelIds(trx, mr.id);
+      if (attrs.addLabels?.length) ids = [...ids, ...(await resolveLabels(trx, info, attrs.addLabels, true)).map((l) => l.id)];
+      if (attrs.removeLabels?.length) {
+        const remove = new Set((await resolveLabels(trx, info, attrs.removeLabels, false)).map((l) => l.id));
+        ids = ids.filter((id) => !remove.has(id));
+      }
+      await setLabels(trx, mr.id, ids);
+    }
+  });
+  const fresh = (await findMrById(app.db, mr.id))!;
+  return refreshMergeStatus(app, fresh);
+}
+
+export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<void> {
+  await app.database.transaction(async (trx) => {
+    for (const table of ['merge_request_assignees', 'merge_request_reviewers', 'merge_request_labels', 'merge_request_approvals'] as const) {
+      await trx.deleteFrom(table).where('merge_request_id', '=', mr.id).execute();
+    }
+    await trx.deleteFrom('merge_request_blocks').where((eb) => eb.or([eb('blocking_merge_request_id', '=', mr.id), eb('blocked_merge_request_id', '=', mr.id)])).execute();
+    await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', mr.id).execute();
+    await trx.deleteFrom('deployment_merge_requests').where('merge_request_id', '=', mr.id).execute();
+    await trx.updateTable('ci_pipelines').set({ merge_request_id: null }).where('merge_request_id', '=', mr.id).execute();
+    await trx.deleteFrom('merge_requests').where('id', '=', mr.id).execute();
+  });
+}
+

@@ -1,0 +1,68 @@
+// The call sequences real clients send: @gitbeaker/rest, and python-gitlab's form/query style.
+import { Gitlab } from '@gitbeaker/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { closeServer, commit, createProject, repo } from './mr-helpers.js';
+
+let s: TestServer;
+let pid: number;
+let path: string;
+beforeAll(async () => {
+  s = await startServer();
+  const p = await createProject(s, 'clients');
+  pid = p.id;
+  path = p.path_with_namespace;
+  await commit(s, pid, 'gb', { 'g.txt': 'g' }, { from: 'main' });
+  await commit(s, pid, 'py', { 'p.txt': 'p' }, { from: 'main' });
+});
+afterAll(async () => {
+  await closeServer(s);
+});
+
+describe('@gitbeaker/rest', () => {
+  it('MergeRequests.create / show / all / merge', async () => {
+    const api = new Gitlab({ host: s.url, token: ROOT_TOKEN });
+    const created = await api.MergeRequests.create(path, 'gb', 'main', 'From gitbeaker', { description: 'hi', labels: 'x,y' });
+    expect(created.iid).toBe(1);
+    const shown = await api.MergeRequests.show(pid, 1);
+    expect(shown.title).toBe('From gitbeaker');
+    expect(shown.user).toEqual({ can_merge: true });
+    const all = await api.MergeRequests.all({ projectId: pid, state: 'opened' });
+    expect(all.map((m) => m.iid)).toEqual([1]);
+    const mine = await api.MergeRequests.all({ scope: 'created_by_me' });
+    expect(mine).toHaveLength(1);
+    const merged = await api.MergeRequests.merge(pid, 1, { shouldRemoveSourceBranch: true });
+    expect(merged.state).toBe('merged');
+    expect(await repo(s, pid).branchSha('main')).toBe(merged.merge_commit_sha);
+    await expect(api.MergeRequests.merge(pid, 1)).rejects.toThrow(/405|Method Not Allowed/);
+  });
+});
+
+describe('python-gitlab style', () => {
+  it('form bodies and query-string arguments on POST and PUT', async () => {
+    const form = await s.request('POST', `/projects/${encodeURIComponent(path)}/merge_requests`, { form: { source_branch: 'py', target_branch: 'main', title: 'From python', 'assignee_ids[]': '1', 'reviewer_ids[]': '1' } });
+    expect(form.status).toBe(201);
+    expect(form.body.assignees.map((u: any) => u.id)).toEqual([1]);
+    const upd = await s.request('PUT', `/projects/${pid}/merge_requests/${form.body.iid}?state_event=close&squash=True`);
+    expect(upd.body).toMatchObject({ state: 'closed', squash: true });
+    const reopen = await s.request('PUT', `/projects/${pid}/merge_requests/${form.body.iid}`, { form: { state_event: 'reopen' } });
+    expect(reopen.body.state).toBe('opened');
+    const merge = await s.request('PUT', `/projects/${pid}/merge_requests/${form.body.iid}/merge?should_remove_source_branch=true&merge_commit_message=py%20merge`);
+    expect(merge.status).toBe(200);
+    expect((await repo(s, pid).getCommit(merge.body.merge_commit_sha))!.message.trim()).toBe('py merge');
+  });
+});
+
+describe('branches made through the repository API', () => {
+  it('POST /projects/:id/repository/commits then a merge request from that branch', async () => {
+    const c = await s.request('POST', `/projects/${pid}/repository/commits`, {
+      json: { branch: 'api-branch', start_branch: 'main', commit_message: 'via api', actions: [{ action: 'create', file_path: 'api.txt', content: 'api\n' }] },
+    });
+    expect(c.status).toBe(201);
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { json: { source_branch: 'api-branch', target_branch: 'main', title: 'API branch' } });
+    expect(mr.status).toBe(201);
+    expect(mr.body.sha).toBe(c.body.id);
+    const diffs = await s.request('GET', `/projects/${pid}/merge_requests/${mr.body.iid}/diffs`);
+    expect(diffs.body.map((d: any) => d.new_path)).toEqual(['api.txt']);
+  });
+});
