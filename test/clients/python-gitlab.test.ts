@@ -1,0 +1,59 @@
+// python-gitlab (Debian's python3-gitlab, installed by .ci/run) driving a real session: auth,
+// version, paginated lists, groups, projects, files, branches, commits, members, merge requests.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const PYTHON = '/usr/bin/python3';
+const run = promisify(execFile);
+
+async function hasPythonGitlab(): Promise<boolean> {
+  if (!existsSync(PYTHON)) return false;
+  try {
+    await run(PYTHON, ['-c', 'import gitlab']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('python-gitlab', () => {
+  it('runs a whole session unchanged', async () => {
+    // .ci/run installs python3-gitlab; a developer machine without it cannot run this client.
+    if (!(await hasPythonGitlab())) throw new Error('python3-gitlab is not installed: apt-get install -y python3-gitlab');
+    const { stdout } = await run(PYTHON, [join(import.meta.dirname, 'python_gitlab_flow.py'), s.url, s.rootToken], { timeout: 120_000 });
+    const out = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(out.user).toBe('root');
+    expect(out.version[0]).toMatch(/^\d+\.\d+\.\d+/);
+    expect(out.users_all).toBe(7);
+    expect(out.users_iter).toBe(7);
+    expect(out.pat_prefix).toBe('glpat-');
+    expect(out.subgroups).toEqual(['py-group/py-sub']);
+    expect(out.group_by_path).toBe(true);
+    expect(out.namespace_exists).toBe('group');
+    expect(out.project_path).toBe('py-group/py-project');
+    expect(out.default_branch).toBe('main');
+    expect(out.file_content).toBe("print('hi')\n");
+    expect(out.branches).toEqual(['feature', 'main']);
+    expect(out.commits_on_feature).toBe(3);
+    expect(out.member_level).toBe(30);
+    expect(out.mr_iid).toBe(1);
+    expect(out.mr_list).toEqual([1]);
+    expect(out.mr_changes).toBe(1);
+    expect(out.mr_state).toBe('merged');
+    expect(out.mr_merge_commit).toBe(true);
+    expect(out.missing_project).toEqual([404, '404 Project Not Found']);
+    expect(out.bad_token).toBe(401);
+  }, 180_000);
+});

@@ -1,0 +1,75 @@
+# A user's session with python-gitlab (Debian's python3-gitlab) against Labwright.
+# Usage: python3 python_gitlab_flow.py <url> <root-token>; prints one JSON object of observations.
+import json
+import sys
+import warnings
+
+import gitlab
+
+url, token = sys.argv[1], sys.argv[2]
+out = {}
+warnings.simplefilter("error")  # python-gitlab warns on a foreign web_url base or a broken Link
+
+gl = gitlab.Gitlab(url, private_token=token)
+gl.auth()
+out["user"] = gl.user.username
+out["version"] = list(gl.version())
+
+# Users and tokens (admin)
+alice = gl.users.create({"username": "pyalice", "email": "pyalice@example.com", "name": "Py Alice", "password": "password-1234"})
+out["alice_id"] = alice.id
+for i in range(5):
+    gl.users.create({"username": f"pyuser{i}", "email": f"pyuser{i}@example.com", "name": f"Py User {i}", "password": "password-1234"})
+out["users_all"] = len(gl.users.list(get_all=True, per_page=2))
+out["users_iter"] = len(list(gl.users.list(iterator=True, per_page=3)))
+pat = alice.personal_access_tokens.create({"name": "py", "scopes": ["api"]})
+out["pat_prefix"] = pat.token[:6]
+
+# Groups and namespaces
+group = gl.groups.create({"name": "Py Group", "path": "py-group"})
+sub = gl.groups.create({"name": "Py Sub", "path": "py-sub", "parent_id": group.id})
+out["subgroups"] = [g.full_path for g in group.subgroups.list(get_all=True)]
+out["group_by_path"] = gl.groups.get("py-group/py-sub").id == sub.id
+out["namespace_exists"] = gl.namespaces.get("py-group").kind
+
+# Projects, files, branches, commits
+project = gl.projects.create({"name": "py-project", "namespace_id": group.id, "initialize_with_readme": True})
+out["project_path"] = project.path_with_namespace
+p = gl.projects.get("py-group/py-project")
+out["default_branch"] = p.default_branch
+p.files.create({"file_path": "src/app.py", "branch": "main", "content": "print('hi')\n", "commit_message": "add app"})
+f = p.files.get(file_path="src/app.py", ref="main")
+out["file_content"] = f.decode().decode()
+p.branches.create({"branch": "feature", "ref": "main"})
+p.commits.create({
+    "branch": "feature",
+    "commit_message": "feature work",
+    "actions": [{"action": "update", "file_path": "src/app.py", "content": "print('feature')\n"}],
+})
+out["branches"] = sorted(b.name for b in p.branches.list(get_all=True))
+out["commits_on_feature"] = len(p.commits.list(ref_name="feature", get_all=True))
+member = p.members.create({"user_id": alice.id, "access_level": 30})
+out["member_level"] = member.access_level
+
+# Merge requests
+mr = p.mergerequests.create({"source_branch": "feature", "target_branch": "main", "title": "Feature"})
+out["mr_iid"] = mr.iid
+out["mr_list"] = [m.iid for m in p.mergerequests.list(state="opened", get_all=True)]
+mr = p.mergerequests.get(mr.iid)
+out["mr_changes"] = len(mr.changes()["changes"])
+mr.merge()
+mr = p.mergerequests.get(mr.iid)
+out["mr_state"] = mr.state
+out["mr_merge_commit"] = bool(mr.merge_commit_sha)
+
+# Errors as python-gitlab raises them
+try:
+    gl.projects.get("py-group/nope")
+except gitlab.exceptions.GitlabGetError as e:
+    out["missing_project"] = [e.response_code, str(e.error_message)]
+try:
+    gitlab.Gitlab(url, private_token="wrong").auth()
+except gitlab.exceptions.GitlabAuthenticationError as e:
+    out["bad_token"] = e.response_code
+
+print(json.dumps(out))
