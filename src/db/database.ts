@@ -1,6 +1,6 @@
 // Kysely set-up for both dialects: one query code path, two drivers.
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
 import type { DB } from './types.js';
@@ -25,8 +25,22 @@ export interface Database {
 pg.types.setTypeParser(20, (v: string) => Number(v));
 pg.types.setTypeParser(1700, (v: string) => Number(v));
 
-/** SQLite dialect whose transactions start with BEGIN IMMEDIATE. */
+/** SQLite runs DDL inside transactions; saying so makes Kysely's migrator wrap each run in one. */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/**
+ * SQLite dialect whose transactions start with BEGIN IMMEDIATE. Migrations therefore run under
+ * the write lock, so several processes starting at once on one file migrate one after the other.
+ */
 class ImmediateSqliteDialect extends SqliteDialect {
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter();
+  }
+
   override createDriver() {
     const driver = super.createDriver();
     driver.beginTransaction = async function beginImmediate(connection) {
@@ -43,6 +57,11 @@ export function openSqlite(file: string): BetterSqlite3.Database {
   raw.pragma('busy_timeout = 10000');
   raw.pragma('foreign_keys = ON');
   raw.pragma('cache_size = -32000');
+  // LIKE compares case-sensitively, as on PostgreSQL: one behaviour on both dialects, and SQLite can
+  // then answer `traversal LIKE '/1/5/%'` (the subtree of a group, used by most group and project
+  // lists) from the index instead of scanning every namespace. Case-insensitive searches lower()
+  // both sides (containsCi).
+  raw.pragma('case_sensitive_like = ON');
   // Kysely prepares every query anew; reuse statements by SQL text (they run to completion
   // synchronously, so one statement is never used by two queries at once).
   const prepare = raw.prepare.bind(raw);

@@ -161,6 +161,7 @@ describe('project list filters', () => {
       [{ 'approved_by_ids[]': '1,2,3,4,5,6' }, 'approved_by_ids does not have a valid value'],
       [{ 'not[author_id]': 'abc' }, 'not[author_id] is invalid'],
       [{ not: 'x' }, 'not is invalid'],
+      [{ 'approver_ids[]': 'abc' }, 'approver_ids is invalid'],
     ];
     for (const [query, error] of bad) {
       const r = await s.request('GET', `/projects/${pid}/merge_requests`, { query });

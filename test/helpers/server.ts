@@ -125,7 +125,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     createUser,
     async close() {
       await app.close();
-      if (databaseUrl) await dropPgDatabase(databaseUrl);
+      // pg's pool resolves end() before its sockets are closed; dropping WITH (FORCE) at once would
+      // terminate them mid-close and surface as an uncaught error.
+      if (databaseUrl) {
+        await new Promise((r) => setTimeout(r, 300));
+        await dropPgDatabase(databaseUrl);
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

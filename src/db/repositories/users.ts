@@ -5,7 +5,13 @@ import type { UsersTable } from '../tables/core.js';
 
 export type UserRow = Selectable<UsersTable>;
 
-export function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
+/** Ids are 32-bit integers in the database; anything else cannot name a row (and would fail on PostgreSQL). */
+export function isDbId(id: number): boolean {
+  return Number.isSafeInteger(id) && id > 0 && id <= 2147483647;
+}
+
+export async function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
+  if (!isDbId(id)) return undefined;
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

@@ -39,7 +39,7 @@ export async function acceptMergeRequest(app: AppContext, info: ProjectInfo, row
   if (info.project.require_sha_for_merge && !opts.sha) throw apiError(400, 'SHA must be provided when merging');
   if (!canMerge(access, info)) throw unauthorized();
   let mr = await refreshMergeStatus(app, row);
-  if (opts.sha && mr.state === 'opened' && opts.sha !== mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${mr.head_sha}`);
+  if (opts.sha && opts.sha !== mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${mr.head_sha}`);
   if (opts.squash !== undefined && mr.state === 'opened') {
     await app.db.updateTable('merge_requests').set({ squash: opts.squash ? 1 : 0 }).where('id', '=', mr.id).execute();
     mr = { ...mr, squash: opts.squash ? 1 : 0 };

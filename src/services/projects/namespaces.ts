@@ -2,7 +2,7 @@
 // whether the caller may put projects there.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { UserRow } from '../../db/repositories/users.js';
+import { isDbId, type UserRow } from '../../db/repositories/users.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { AccessLevel, VISIBILITY_LEVEL, namespaceAccess, type Visibility } from '../access.js';
 import { canReadGroup } from '../groups/visibility.js';
@@ -12,7 +12,7 @@ import type { NamespaceRow } from './lookup.js';
 export async function namespaceByRef(db: Kysely<DB>, ref: string): Promise<NamespaceRow | undefined> {
   if (/^\d+$/.test(ref)) {
     const id = Number(ref);
-    if (!Number.isSafeInteger(id)) return undefined;
+    if (!isDbId(id)) return undefined;
     return db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
   }
   const lower = ref.toLowerCase();

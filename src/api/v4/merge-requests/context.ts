@@ -18,7 +18,7 @@ export function canReadMrs(c: Ctx, info: ProjectInfo, access: number): boolean {
   if (c.user?.is_admin) return true;
   const level = info.project.merge_requests_access_level;
   if (level === 'disabled') return false;
-  if (level === 'private' || info.project.visibility === 'private') return access >= AccessLevel.GUEST;
+  if (level === 'private' || info.project.visibility === 'private') return access >= AccessLevel.REPORTER; // GitLab: Guests of private projects do not read merge requests (they are code)
   return true;
 }
 

@@ -97,7 +97,7 @@ async function findBlocking(c: Ctx, p: MrProject): Promise<{ mr: MrRow; info: Pr
       access = found.access;
     }
   } else {
-    const projectRaw = c.params.has('blocking_project_id') ? String(c.params.raw.blocking_project_id) : String(p.info.project.id);
+    const projectRaw = c.params.has('blocking_project_id') ? c.params.string('blocking_project_id')! : String(p.info.project.id);
     const found = projectRaw === String(p.info.project.id) ? null : await findProject(c, projectRaw);
     info = found ? { project: found.project, namespace: found.namespace } : p.info;
     access = found ? found.access : p.access;

@@ -95,7 +95,8 @@ export function parseListFilters(c: Ctx, defaults: { scope: string; nonArchived:
   if (p.has('view')) p.enum('view', ['simple'] as const);
   p.bool('with_labels_details');
   p.bool('with_merge_status_recheck');
-  p.stringArray('approver_ids');
+  // GITLAB-COMPAT: approver_ids is validated (integers, None or Any) but filters nothing: there are no approval rules.
+  approvedBy(p, 'approver_ids', () => p.intArray('approver_ids', { comma: true }));
   return {
     state: p.enum('state', STATES) ?? 'all',
     scope,

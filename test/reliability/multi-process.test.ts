@@ -1,0 +1,120 @@
+// Two real Labwright processes on one database (SQLite file or PostgreSQL, per LABWRIGHT_TEST_DB),
+// sharing rate-limit counters through Redis, behind a round-robin in the test.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInstallation, DB_KIND, pool, roundRobin, startProcess, type Installation, type ServerProcess } from './processes.js';
+import { createTokenOp, createUserOp, type Call, HAS_MERGE_REQUESTS, iidProblems, newLedger, rotateOp, setUpProject, verifyLedger } from './workload.js';
+
+const REDIS_BASE = process.env.LABWRIGHT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// An odd period keeps this file's window keys apart from other tests using the same Redis.
+const PERIOD = 3593;
+const ANON_LIMIT = 12;
+
+let inst: Installation;
+let servers: ServerProcess[] = [];
+let redisUp = false;
+let rr: Call;
+let clientSerial = 0;
+
+async function redisReachable(url: string): Promise<boolean> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return (await r.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+beforeAll(async () => {
+  redisUp = await redisReachable(REDIS_BASE);
+  // A Redis database of its own (1–15) so other test files' counters never mix with these.
+  const redisUrl = `${REDIS_BASE.replace(/\/\d*$/, '')}/${1 + Math.floor(Math.random() * 15)}`;
+  const env: Record<string, string> = { LABWRIGHT_TRUST_PROXY: 'true', LABWRIGHT_RATE_LIMIT_UNAUTHENTICATED: String(ANON_LIMIT), LABWRIGHT_RATE_LIMIT_PERIOD: String(PERIOD) };
+  if (redisUp) env.REDIS_URL = redisUrl;
+  else console.log(`Redis at ${REDIS_BASE} is not reachable: the shared rate-limit test is skipped`);
+  inst = await createInstallation(DB_KIND, env);
+  if (DB_KIND === 'postgres') {
+    // Both start at once on an empty database: migrations (advisory lock) and the root bootstrap race on purpose.
+    servers = await Promise.all([startProcess(inst), startProcess(inst)]);
+  } else {
+    // KNOWN FAILURE (reported, not ours to fix): on an empty SQLite file two processes starting at once
+    // run the migrations side by side ("table merge_requests already exists"), because Kysely takes no
+    // migration lock on SQLite and runs no transaction around DDL there. Start one, then the other.
+    servers = [await startProcess(inst)];
+    servers.push(await startProcess(inst));
+  }
+  const balance = roundRobin(servers.map((s) => s.url));
+  // Like a load balancer in front of many clients: each request comes from its own address, so the
+  // per-IP limit (which refused tokens count against) only bites in the test that means it to.
+  rr = (method, path, opts = {}) => balance(method, path, { ...opts, headers: { 'X-Forwarded-For': `10.1.${(clientSerial >> 8) & 255}.${clientSerial++ & 255}`, ...opts.headers } });
+}, 180_000);
+
+afterAll(async () => {
+  for (const s of servers) await s.kill('SIGTERM');
+  await inst?.destroy();
+});
+
+function outputs(): string {
+  return servers.map((s, i) => `--- process ${i} ---\n${s.output().slice(-3000)}`).join('\n');
+}
+
+describe(`two processes on one ${DB_KIND} database`, () => {
+  it('concurrent user and token writes through both: no 5xx, every 2xx is a row, nothing else is', async () => {
+    const l = newLedger();
+    await pool(40, 8, () => createUserOp(rr, l, 'mp'));
+    await pool(60, 8, () => createTokenOp(rr, l));
+    // Two rotations of one token at once, through different processes: one wins.
+    await pool(10, 4, () => rotateOp(rr, l, true));
+    expect(l.errors, outputs()).toEqual([]);
+    expect(l.statuses['no answer'] ?? 0).toBe(0);
+    expect(l.users.size).toBe(40);
+    expect(await verifyLedger(rr, l)).toEqual([]);
+    // Rows equal acknowledgements: the users that carry this run's prefix are exactly the 201s.
+    const listed = await rr('GET', `/users?search=mp&per_page=100`);
+    const ours = (listed.body as Array<{ id: number; username: string }>).filter((u) => /^mp[a-z0-9]+\d+$/.test(u.username));
+    expect(ours.map((u) => u.id).sort((a, b) => a - b)).toEqual([...l.users.keys()].sort((a, b) => a - b));
+    for (const userId of l.users.keys()) {
+      const tokens = await rr('GET', `/personal_access_tokens?user_id=${userId}&per_page=100`);
+      const acknowledged = l.tokens.filter((t) => t.userId === userId).map((t) => t.id).sort((a, b) => a - b);
+      expect((tokens.body as Array<{ id: number }>).map((t) => t.id).sort((a, b) => a - b)).toEqual(acknowledged);
+    }
+  }, 180_000);
+
+  it.skipIf(!HAS_MERGE_REQUESTS)('merge requests created through both processes get unique, gap-free iids', async () => {
+    const projectId = await setUpProject(rr, `mp-${Date.now()}`);
+    if (projectId === null) return console.log('no project could be created: merge request part skipped');
+    // Branches first (git work), then the merge requests all at once so their iid allocations race.
+    const branches = await pool(12, 4, async (i) => {
+      const b = await rr('POST', `/projects/${projectId}/repository/branches`, { json: { branch: `mp-${i}`, ref: 'main' } });
+      return b.status;
+    });
+    expect(branches.every((s) => s === 201)).toBe(true);
+    const created = await pool(12, 12, (i) => rr('POST', `/projects/${projectId}/merge_requests`, { json: { source_branch: `mp-${i}`, target_branch: 'main', title: `mp ${i}` } }));
+    const failed = created.filter((r) => r.status >= 500 || r.status === 0).map((r) => `${r.status} ${r.text.slice(0, 200)}`);
+    expect(failed, outputs()).toEqual([]);
+    const ok = created.filter((r) => r.status === 201);
+    expect(ok.length).toBe(12);
+    expect(new Set(ok.map((r) => r.body.iid)).size).toBe(12);
+    expect(await iidProblems(rr, projectId)).toEqual([]);
+  }, 180_000);
+
+  it('the anonymous rate limit is one budget across both processes', async (t) => {
+    if (!redisUp) return t.skip();
+    // Stay clear of a window boundary so one burst is counted in one window.
+    const periodMs = PERIOD * 1000;
+    if (periodMs - (Date.now() % periodMs) < 10_000) await new Promise((r) => setTimeout(r, periodMs - (Date.now() % periodMs) + 100));
+    const replies = [];
+    const client = { 'X-Forwarded-For': `10.200.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` };
+    for (let i = 0; i < ANON_LIMIT + 8; i++) replies.push(await rr('GET', '/version', { token: null, headers: client }));
+    const ok = replies.filter((r) => r.status !== 429).length;
+    const limited = replies.filter((r) => r.status === 429);
+    // Each process alone would have let all of them through (half the burst each, under the limit).
+    expect(ok).toBe(ANON_LIMIT);
+    expect(limited.length).toBe(8);
+    expect(limited[0].headers.get('ratelimit-name')).toBe('throttle_unauthenticated_api');
+  }, 60_000);
+});
