@@ -265,6 +265,7 @@ describe('PUT /projects/:id', () => {
       [{ merge_requests_access_level: 'sometimes' }, 400, { error: 'merge_requests_access_level does not have a valid value' }],
       [{ path: 'no spaces' }, 400, { message: { path: [expect.stringContaining('can contain only')] } }],
       [{ name: '' }, 400, { message: { name: ["can't be blank"] } }],
+      [{}, 400, { error: expect.stringContaining('are missing, at least one parameter must be provided') }],
     ];
     for (const [json, status, body] of cases) {
       const r = await s.request('PUT', `/projects/${p.id}`, { token: alice.token, json });

@@ -1,6 +1,6 @@
 // One project: read, update, delete, transfer, archive.
 import type { FastifyInstance } from 'fastify';
-import { forbidden, notGiven, validationError } from '../../../http/errors.js';
+import { forbidden, notGiven, paramError, validationError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { readNamespaceRef, readProjectAttrs } from '../../../services/projects/attrs.js';
@@ -25,6 +25,9 @@ async function showProject(c: Ctx) {
 async function editProject(c: Ctx) {
   const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.MAINTAINER });
   const attrs = readProjectAttrs(c.params);
+  const given = Object.keys(attrs.settings).length > 0 || (['name', 'path', 'description', 'visibility', 'defaultBranch'] as const).some((k) => attrs[k] !== undefined);
+  // Grape's at_least_one_of on the update parameters.
+  if (!given) throw paramError('name, path, description, default_branch, visibility and the project settings are missing, at least one parameter must be provided');
   const { project } = found;
   // Renaming the path and changing visibility are Owner abilities in GitLab; other settings Maintainer.
   const ownerOnly = (attrs.path !== undefined && attrs.path !== project.path) || (attrs.visibility !== undefined && attrs.visibility !== project.visibility);
