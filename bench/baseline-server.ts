@@ -4,6 +4,8 @@
 //   b1: bare Fastify route returning the same small JSON
 //   b2: bare Fastify route returning the exact bytes in bodyFile
 //   b3: bare Fastify route serializing the objects in bodyFile with JSON.stringify (the product's serializer)
+// b2 and b3 load another body when the parent sends `{ file }` over IPC, and answer 'loaded', so
+// one process serves every scenario of a run.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import Fastify from 'fastify';
@@ -12,7 +14,21 @@ const [kind, portArg, bodyFile] = process.argv.slice(2);
 const port = Number(portArg);
 const small = JSON.stringify({ id: 1, username: 'root', name: 'Administrator', state: 'active' });
 
+let bytes: Buffer = Buffer.from(small);
+let objects: unknown = JSON.parse(small);
+
+function loadBody(file: string | undefined): void {
+  if (!file) return;
+  bytes = readFileSync(file);
+  objects = JSON.parse(bytes.toString('utf8')) as unknown;
+}
+
 async function main(): Promise<void> {
+  loadBody(bodyFile);
+  process.on('message', (msg: { file?: string }) => {
+    loadBody(msg.file);
+    process.send?.('loaded');
+  });
   if (kind === 'b0') {
     createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(small) });
@@ -24,10 +40,8 @@ async function main(): Promise<void> {
   if (kind === 'b1') {
     app.get('/*', async (_req, reply) => reply.type('application/json').send(small));
   } else if (kind === 'b2') {
-    const bytes = readFileSync(bodyFile);
     app.get('/*', async (_req, reply) => reply.type('application/json').send(bytes));
   } else if (kind === 'b3') {
-    const objects = JSON.parse(readFileSync(bodyFile, 'utf8')) as unknown;
     app.get('/*', async (_req, reply) => reply.type('application/json').send(JSON.stringify(objects)));
   } else {
     throw new Error(`unknown baseline ${kind}`);

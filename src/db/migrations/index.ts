@@ -7,9 +7,10 @@ import { groups } from './0003-groups.js';
 import { mergeRequests } from './0005-merge-requests.js';
 import { oauth } from './0004-oauth.js';
 import { projectGroupLinks } from './0006-project-group-links.js';
+import { performanceIndexes } from './0007-performance-indexes.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -1,0 +1,225 @@
+// Load generation (autocannon from the bench process, 50 connections, no pipelining, warm-up
+// first) and the child processes: the real server and the baseline servers.
+import autocannon from 'autocannon';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import pg from 'pg';
+
+export const ROOT_TOKEN = 'bench-root-token-0123456789abcdef';
+export const SECRET = 'bench-secret';
+export const PG_URL = process.env.LABWRIGHT_TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
+
+export interface Timing {
+  duration: number;
+  warmup: number;
+}
+
+export interface Measure {
+  rps: number;
+  /** Responses with a 2xx status per second. */
+  okRps: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+}
+
+export function toMeasure(result: autocannon.Result): Measure {
+  const ok = result['2xx'] ?? 0;
+  const seconds = result.duration || 1;
+  return {
+    rps: result.requests.average,
+    okRps: ok / seconds,
+    mean: result.latency.mean,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+export async function load(url: string, headers: Record<string, string>, duration: number, opts: Partial<autocannon.Options> = {}): Promise<Measure> {
+  const result = await autocannon({ url, connections: 50, pipelining: 1, duration, headers, ...opts });
+  return toMeasure(result);
+}
+
+export async function measure(t: Timing, url: string, headers: Record<string, string> = {}, opts: Partial<autocannon.Options> = {}): Promise<Measure> {
+  if (t.warmup > 0) await load(url, headers, t.warmup, opts);
+  return load(url, headers, t.duration, opts);
+}
+
+/** A port the kernel just gave out as free (random ports collide with the many client sockets of a load run). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function waitReady(child: ChildProcess, url?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server did not start in 120 s')), 120_000);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    if (!url) {
+      child.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      return;
+    }
+    const poll = async () => {
+      try {
+        const r = await fetch(url);
+        if (r.ok) {
+          clearTimeout(timer);
+          resolve();
+          return;
+        }
+      } catch {
+        /* not yet */
+      }
+      setTimeout(poll, 20);
+    };
+    void poll();
+  });
+}
+
+function procStatusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number {
+  if (!pid) return 0;
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export const peakRssMb = (pid: number | undefined) => procStatusMb(pid, 'VmHWM');
+export const rssMb = (pid: number | undefined) => procStatusMb(pid, 'VmRSS');
+
+export async function startBaseline(kind: string, bodyFile?: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = fork(join(import.meta.dirname, 'baseline-server.ts'), [kind, String(port), bodyFile ?? ''], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await waitReady(child);
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+export interface LabwrightServer {
+  url: string;
+  child: ChildProcess;
+  dataDir: string;
+  databaseUrl: string | null;
+  token: string;
+  /** Milliseconds from spawning the process to the first ready answer of /-/readiness. */
+  startMs: number;
+}
+
+async function createPgDatabase(): Promise<string> {
+  const name = `lw_bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const u = new URL(PG_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function dropPgDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
+  await client.end();
+}
+
+/** Pass in execArgv to run the compiled JavaScript (what `npm start` runs) instead of the sources through tsx. */
+export const COMPILED = '--labwright-compiled';
+const DIST = join(import.meta.dirname, '..', 'node_modules', '.cache', 'labwright-bench-dist');
+
+function compiledMain(): string | null {
+  const main = join(DIST, 'src', 'main.js');
+  return existsSync(main) ? main : null;
+}
+
+/**
+ * Compiles src/ as `npm run build` does, into node_modules/.cache (so packages resolve and the
+ * working tree stays clean). Returns false when the compiler produced no main.js.
+ */
+export function buildCompiled(): boolean {
+  rmSync(DIST, { recursive: true, force: true });
+  try {
+    execFileSync(join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: join(import.meta.dirname, '..'), stdio: 'ignore' });
+  } catch {
+    /* type errors still emit; only a missing main.js counts */
+  }
+  return compiledMain() !== null;
+}
+
+/** Starts `src/main.ts serve` as a child process; on `existing`'s data when given (a restart). */
+export async function startLabwright(db: 'sqlite' | 'postgres', existing?: LabwrightServer, execArgv: string[] = []): Promise<LabwrightServer> {
+  const dataDir = existing?.dataDir ?? mkdtempSync(join(tmpdir(), 'labwright-bench-'));
+  const databaseUrl = existing ? existing.databaseUrl : db === 'postgres' ? await createPgDatabase() : null;
+  const port = await freePort();
+  const started = performance.now();
+  const compiled = execArgv.includes(COMPILED) ? compiledMain() : null;
+  const child = fork(compiled ?? join(import.meta.dirname, '..', 'src', 'main.ts'), ['serve'], {
+    execArgv: compiled ? execArgv.filter((a) => a !== COMPILED) : ['--import', 'tsx', ...execArgv],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LABWRIGHT_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl ?? '',
+      LABWRIGHT_INITIAL_ROOT_TOKEN: ROOT_TOKEN,
+      LABWRIGHT_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      ...(process.env.BENCH_QUERY_STATS ? { LABWRIGHT_QUERY_STATS: '1' } : {}),
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/-/readiness`);
+  return { url, child, dataDir, databaseUrl, token: ROOT_TOKEN, startMs: performance.now() - started };
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+export async function cleanup(s: LabwrightServer): Promise<void> {
+  await stop(s.child);
+  if (s.databaseUrl) await dropPgDatabase(s.databaseUrl).catch(() => undefined);
+  rmSync(s.dataDir, { recursive: true, force: true });
+}
+
+export async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,96 @@
+// CPU profile of the real server under one scenario's load:
+//   node --import tsx bench/profile.ts <scenario> [--db sqlite|postgres] [--seconds 10] [--top 40]
+// Seeds the default data set, restarts the server with `node --cpu-prof`, loads the scenario's path
+// with autocannon (50 connections), stops the server, and prints the functions with the most self
+// time (and the .cpuprofile path, for Chrome DevTools or speedscope).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanup, load, startLabwright, stop } from './load.js';
+import { scenarios, type ScenarioEnv } from './scenarios.js';
+import { seed } from './seed.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  startTime: number;
+  endTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
+const names = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
+if (names.length === 0) names.push('user');
+const db = opt('--db', 'sqlite') as 'sqlite' | 'postgres';
+const seconds = Number(opt('--seconds', '10'));
+const top = Number(opt('--top', '40'));
+
+/** Self time per function over the samples taken during the last `windowUs` before `endUs`. */
+function summarise(file: string, fromUs: number, toUs: number): void {
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  let t = prof.startTime;
+  prof.samples.forEach((id, i) => {
+    t += prof.timeDeltas[i] ?? 0;
+    // Only the measured load: start-up (module loading) and shutdown would otherwise dominate.
+    if (t < fromUs || t > toUs) return;
+    self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFrame = new Map<string, number>();
+  for (const [id, us] of self) {
+    const f = byId.get(id)!.callFrame;
+    const where = f.url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/');
+    const key = `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
+    byFrame.set(key, (byFrame.get(key) ?? 0) + us);
+  }
+  const rows = [...byFrame.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  console.log(`self time, ${(total / 1e6).toFixed(1)} s sampled:`);
+  for (const [k, us] of rows) console.log(`${((us / total) * 100).toFixed(1).padStart(5)} %  ${k}`);
+}
+
+/** Offset between wall-clock µs and the monotonic clock the V8 profiler stamps samples with. */
+function hrOffsetUs(): number {
+  return Date.now() * 1000 - Number(process.hrtime.bigint() / 1000n);
+}
+
+async function main(): Promise<void> {
+  let server = await startLabwright(db);
+  try {
+    const seeded = await seed(server, { large: false });
+    for (const name of names) {
+      const sc = scenarios.find((s) => s.name === name);
+      if (!name.startsWith('/') && (!sc || sc.kind !== 'ratio')) throw new Error(`no ratio scenario named ${name}`);
+      const dir = join(server.dataDir, `profile-${name}`);
+      await stop(server.child);
+      server = await startLabwright(db, server, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      const env: ScenarioEnv = { url: server.url, token: server.token, seeded, db };
+      const url = `${server.url}${sc && sc.kind === 'ratio' ? sc.path(env) : name}`;
+      // Warm up before the profiled part matters: module loading would otherwise dominate.
+      await load(url, { 'PRIVATE-TOKEN': server.token }, 2);
+      const from = performance.now();
+      const m = await load(url, { 'PRIVATE-TOKEN': server.token }, seconds);
+      const to = performance.now();
+      console.log(`\n${name} on ${db}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p90 ${m.p90} ms`);
+      await stop(server.child);
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (!file) throw new Error('no profile written');
+      // The profile's clock is the server's monotonic clock in µs; both processes share the boot-time origin.
+      summarise(join(dir, file), (performance.timeOrigin + from) * 1000 - hrOffsetUs(), (performance.timeOrigin + to) * 1000 - hrOffsetUs());
+    }
+  } finally {
+    await cleanup(server);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

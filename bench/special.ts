@@ -1,0 +1,141 @@
+// Scenarios that are not a plain ratio against a baseline: creation rate, mixed load, the
+// GitLab-tool constant-rate run, pagination depth and the cost of counting.
+import autocannon from 'autocannon';
+import { performance } from 'node:perf_hooks';
+import { createDatabase } from '../src/db/database.js';
+import { load, measure, toMeasure, type Measure, type Timing } from './load.js';
+import { readPaths, type ScenarioEnv } from './scenarios.js';
+
+export interface Row {
+  scenario: string;
+  db: string;
+  m: Measure | null;
+  baseline: string;
+  /** The figure the goal is about (a ratio, a rate or a latency). */
+  result: string;
+  ratio?: number;
+  goal: string;
+  met: boolean | null;
+  rssMb: number;
+}
+
+export interface SpecialCtx {
+  env: ScenarioEnv;
+  timing: Timing;
+  smoke: boolean;
+  dataDir: string;
+  databaseUrl: string | null;
+  headers: Record<string, string>;
+  row(partial: Omit<Row, 'db' | 'rssMb'>): void;
+}
+
+const fmt = (n: number, d = 1) => n.toFixed(d);
+
+/** Bodies for POST /merge_requests, each on its own seeded `post-N` branch. */
+function createRequest(e: ScenarioEnv): autocannon.Request {
+  return {
+    method: 'POST',
+    path: `/api/v4/projects/${e.seeded.mrProjectId}/merge_requests`,
+    headers: { 'content-type': 'application/json' },
+    setupRequest(req) {
+      const n = e.seeded.nextPostBranch++;
+      return { ...req, body: JSON.stringify({ source_branch: `post-${n}`, target_branch: 'main', title: `Created by the benchmark ${n}`, labels: 'label-3' }) };
+    },
+  };
+}
+
+// POST /projects/:id/merge_requests
+async function mrCreate(c: SpecialCtx): Promise<void> {
+  const url = c.env.url;
+  const opts = { requests: [createRequest(c.env)], connections: 10 };
+  const m = await measure({ ...c.timing, warmup: Math.min(c.timing.warmup, 1) }, url, c.headers, opts);
+  c.row({ scenario: 'mr-create (10 conns)', m, baseline: '-', result: `${fmt(m.okRps, 0)} created/s`, goal: '≥ 300 created/s', met: m.okRps >= 300 });
+}
+
+/** Mixed load: reads on 50 connections; then the same with writes added at 1/9 of the read rate (10 %). */
+async function mixed(c: SpecialCtx): Promise<void> {
+  const reads = readPaths(c.env).filter((p) => /merge_requests/.test(p));
+  const readReqs = reads.map((path) => ({ method: 'GET' as const, path }));
+  const readOnly = await measure(c.timing, c.env.url, c.headers, { requests: readReqs });
+  const writeRate = Math.max(1, Math.round(readOnly.rps / 9));
+  const [r, w] = await Promise.all([
+    load(c.env.url, c.headers, c.timing.duration, { requests: readReqs }),
+    load(c.env.url, c.headers, c.timing.duration, { requests: [createRequest(c.env)], connections: 10, overallRate: writeRate }),
+  ]);
+  const share = w.okRps / (w.okRps + r.rps || 1);
+  const ratio = r.p90 / (readOnly.p90 || 1);
+  c.row({ scenario: 'mixed: read-only reads', m: readOnly, baseline: '-', result: `p90 ${readOnly.p90} ms`, goal: '(reference)', met: null });
+  c.row({
+    scenario: `mixed: reads with ${fmt(share * 100, 0)} % writes`,
+    m: r,
+    baseline: `writes ${fmt(w.okRps, 0)}/s of ${writeRate}/s asked, p90 ${w.p90} ms`,
+    result: `read p90 ${fmt(ratio, 2)} × read-only`,
+    ratio,
+    goal: '≤ 1.2 × read-only p90',
+    met: r.total > 0 && w.okRps > 0 && ratio <= 1.2,
+  });
+}
+
+/** GitLab performance tool style: every read endpoint in turn at a constant total rate. */
+async function constantRate(c: SpecialCtx): Promise<void> {
+  const rate = 500;
+  const duration = c.smoke ? 0.5 : Number(process.env.BENCH_RATE_DURATION ?? 60);
+  const requests = readPaths(c.env).map((path) => ({ method: 'GET' as const, path }));
+  const result = await autocannon({ url: c.env.url, connections: 50, pipelining: 1, duration, headers: c.headers, requests, overallRate: rate });
+  const m = toMeasure(result);
+  const success = m.total ? (result['2xx'] / m.total) * 100 : 0;
+  c.row({
+    scenario: `rate-500: ${requests.length} read endpoints, ${duration} s`,
+    m,
+    baseline: '-',
+    result: `p90 ${m.p90} ms, ${fmt(success, 2)} % ok, ${fmt(m.rps, 0)} req/s`,
+    goal: 'p90 < 200 ms, > 99 % ok at 500 req/s',
+    met: m.p90 < 200 && success > 99 && m.rps >= rate * 0.95,
+  });
+}
+
+/** Latency of one request at a time (no queueing), for the depth goals. */
+async function single(c: SpecialCtx, path: string): Promise<Measure> {
+  return measure({ duration: c.smoke ? 0.5 : Math.max(3, Math.round(c.timing.duration / 2)), warmup: c.smoke ? 0 : 1 }, `${c.env.url}${path}`, c.headers, { connections: 1 });
+}
+
+// GET /users?pagination=keyset at depth 400,000 vs the first page
+async function keysetDepth(c: SpecialCtx): Promise<void> {
+  const base = '/api/v4/users?pagination=keyset&order_by=id&sort=asc&per_page=20';
+  const first = await single(c, base);
+  const deep = await single(c, `${base}&id_after=${c.env.seeded.firstUserId + 400_000}`);
+  const ratio = deep.mean / (first.mean || 1);
+  c.row({ scenario: 'keyset users: first page (1 conn)', m: first, baseline: '-', result: `mean ${fmt(first.mean, 2)} ms`, goal: '(reference)', met: null });
+  c.row({ scenario: 'keyset users: depth 400,000 (1 conn)', m: deep, baseline: '-', result: `mean ${fmt(ratio, 2)} × first page`, ratio, goal: '≤ 1.5 × first page', met: first.total > 0 && deep.total > 0 && deep.errors + deep.non2xx === 0 && ratio <= 1.5 });
+}
+
+// GET /projects/:id/merge_requests?page=2501 (offset 50,000) of 500,000
+async function offsetDepth(c: SpecialCtx): Promise<void> {
+  const m = await single(c, `/api/v4/projects/${c.env.seeded.stressProjectId}/merge_requests?per_page=20&page=2501`);
+  c.row({ scenario: 'offset MR page at depth 50,000 of 500,000 (1 conn)', m, baseline: '-', result: `p90 ${m.p90} ms`, goal: 'p90 ≤ 50 ms', met: m.total > 0 && m.errors + m.non2xx === 0 && m.p90 <= 50 });
+}
+
+/** The bounded count (stops past 10,000) of a list with 500,000 matches, timed on the server's database. */
+async function countCost(c: SpecialCtx): Promise<void> {
+  const m = await single(c, `/api/v4/projects/${c.env.seeded.stressProjectId}/merge_requests?per_page=20`);
+  const database = createDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+  const times: number[] = [];
+  try {
+    const pid = c.env.seeded.stressProjectId!;
+    for (let i = 0; i < (c.smoke ? 5 : 200); i++) {
+      const start = performance.now();
+      await database.db
+        .selectFrom((eb) => eb.selectFrom('merge_requests').select((e) => e.lit(1).as('one')).where('project_id', '=', pid).limit(10_001).as('bounded'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst();
+      times.push(performance.now() - start);
+    }
+  } finally {
+    await database.close();
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  c.row({ scenario: 'count of a 500,000 MR list (bounded at 10,001)', m, baseline: 'page 1 with the count, 1 conn', result: `count ${fmt(median, 2)} ms (median SQL)`, goal: '≤ 2 ms', met: median <= 2 });
+}
+
+export const special = { mrCreate, mixed, constantRate, keysetDepth, offsetDepth, countCost };
