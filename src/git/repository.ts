@@ -15,6 +15,7 @@ import * as merge from './merge.js';
 import * as read from './read.js';
 import { isValidBranchName, isValidRefName } from './refname.js';
 import { casUpdateRef, readRefs, ZERO_SHA } from './refs.js';
+import { readBranchShaFromFiles } from './ref-files.js';
 import * as write from './write.js';
 
 export { GitError, isGitError, type GitErrorCode } from './errors.js';
@@ -174,6 +175,8 @@ export class GitRepository {
 
   async branchSha(name: string): Promise<string | null> {
     if (!isValidBranchName(name)) return null;
+    const fromFiles = await readBranchShaFromFiles(this.path, name);
+    if (fromFiles !== undefined) return fromFiles;
     const res = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${name}`], { gitDir: this.path, okCodes: [0, 1, 128] });
     return res.code === 0 ? res.stdout.toString('utf8').trim() : null;
   }

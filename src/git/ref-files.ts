@@ -1,0 +1,62 @@
+// Reads a branch's sha straight from the files backend (loose ref, then packed-refs) without
+// spawning git: a `git rev-parse` costs milliseconds and merge request reads need two per request.
+// Git writes both files by rename, so a read sees either the old or the new content. Anything
+// unusual (a symbolic ref, an unreadable file) returns undefined and the caller asks git.
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const SHA_RE = /^[0-9a-f]{40}$/;
+
+interface Packed {
+  ino: number;
+  mtimeMs: number;
+  size: number;
+  refs: Map<string, string>;
+}
+
+const packedCache = new Map<string, Packed>();
+
+async function packedRefs(gitDir: string): Promise<Map<string, string> | undefined> {
+  const file = join(gitDir, 'packed-refs');
+  let st;
+  try {
+    st = await stat(file);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? new Map() : undefined;
+  }
+  const cached = packedCache.get(gitDir);
+  // Git replaces packed-refs by rename, so a new inode (or size, or mtime) means new content.
+  if (cached && cached.ino === st.ino && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.refs;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const refs = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line.length < 42 || line[0] === '#' || line[0] === '^') continue;
+    const sha = line.slice(0, 40);
+    if (SHA_RE.test(sha) && line[40] === ' ') refs.set(line.slice(41), sha);
+  }
+  if (packedCache.size > 1000) packedCache.clear();
+  packedCache.set(gitDir, { ino: st.ino, mtimeMs: st.mtimeMs, size: st.size, refs });
+  return refs;
+}
+
+/** The sha of `refs/heads/<name>`; null when the branch does not exist; undefined when unsure. */
+export async function readBranchShaFromFiles(gitDir: string, name: string): Promise<string | null | undefined> {
+  const ref = `refs/heads/${name}`;
+  try {
+    const loose = (await readFile(join(gitDir, ref), 'utf8')).trim();
+    return SHA_RE.test(loose) ? loose : undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOTDIR/EISDIR: a path component is a file or the name is a directory (refs/heads/a vs a/b).
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') return undefined;
+    if (code === 'EISDIR') return null;
+  }
+  const packed = await packedRefs(gitDir);
+  if (!packed) return undefined;
+  return packed.get(ref) ?? null;
+}
