@@ -3,36 +3,25 @@
 // files: initial_root_password and the generated secret, both mode 0600.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES_URL, TEST_DB } from '../helpers/server.js';
+import { type FreshStorage, TEST_DB, createFreshStorage } from '../helpers/server.js';
 
 const ROOT_TOKEN = `initial-${randomBytes(12).toString('hex')}`;
+let storage: FreshStorage | undefined;
 let dataDir: string;
 let dbUrl = '';
 let child: ChildProcess;
 let logs = '';
 let base = '';
 
-async function pgAdmin(sqlText: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query(sqlText);
-  await client.end();
-}
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'labwright-secrets-'));
-  if (TEST_DB === 'postgres') {
-    const name = `lw_test_${randomBytes(6).toString('hex')}`;
-    await pgAdmin(`create database ${name}`);
-    const u = new URL(POSTGRES_URL);
-    u.pathname = `/${name}`;
-    dbUrl = u.toString();
-  }
+  storage = await createFreshStorage('labwright-secrets-');
+  dataDir = storage.dataDir;
+  dbUrl = storage.databaseUrl;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
@@ -61,8 +50,7 @@ afterAll(async () => {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
-  if (dbUrl) await pgAdmin(`drop database if exists ${new URL(dbUrl).pathname.slice(1)} with (force)`);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await storage?.destroy();
 });
 
 async function api(method: string, path: string, headers: Record<string, string> = {}, json?: unknown) {

@@ -1,40 +1,26 @@
 // First start and restarts: root is user 1 with its namespace, the initial root password file
 // (mode 0600, reused when a failed start left it behind), the initial root token made once, and
 // data kept across restarts.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { verifyPassword } from '../../src/services/passwords.js';
-import { POSTGRES_URL, TEST_DB } from '../helpers/server.js';
+import { type FreshStorage, createFreshStorage } from '../helpers/server.js';
 
+let storage: FreshStorage | undefined;
 let dataDir: string;
 let dbUrl = '';
 
-async function pgAdmin(sqlText: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query(sqlText);
-  await client.end();
-}
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'labwright-boot-'));
-  if (TEST_DB === 'postgres') {
-    const name = `lw_test_${randomBytes(6).toString('hex')}`;
-    await pgAdmin(`create database ${name}`);
-    const u = new URL(POSTGRES_URL);
-    u.pathname = `/${name}`;
-    dbUrl = u.toString();
-  }
+  storage = await createFreshStorage('labwright-boot-');
+  dataDir = storage.dataDir;
+  dbUrl = storage.databaseUrl;
 });
 afterAll(async () => {
-  if (dbUrl) await pgAdmin(`drop database if exists ${new URL(dbUrl).pathname.slice(1)} with (force)`);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await storage?.destroy();
 });
 
 function start(extra: Record<string, string> = {}) {

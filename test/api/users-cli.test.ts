@@ -1,28 +1,18 @@
 // The CLI against a temporary data dir (and a fresh PostgreSQL database when testing PostgreSQL):
 // `migrate`, `user create`, `token create` printing a token that then works against the server.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { POSTGRES_URL, TEST_DB } from '../helpers/server.js';
+import { type FreshStorage, createFreshStorage } from '../helpers/server.js';
 
 const run = promisify(execFile);
+let storage: FreshStorage | undefined;
 let dataDir: string;
 let dbUrl = '';
 const SECRET = 'cli-test-secret';
 
-async function pgAdmin(sqlText: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query(sqlText);
-  await client.end();
-}
 
 function env(): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env, LABWRIGHT_DATA_DIR: dataDir, DATABASE_URL: dbUrl, LABWRIGHT_SECRET: SECRET, LOG_LEVEL: 'silent' };
@@ -41,19 +31,13 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'labwright-cli-'));
-  if (TEST_DB === 'postgres') {
-    const name = `lw_test_${randomBytes(6).toString('hex')}`;
-    await pgAdmin(`create database ${name}`);
-    const u = new URL(POSTGRES_URL);
-    u.pathname = `/${name}`;
-    dbUrl = u.toString();
-  }
+  storage = await createFreshStorage('labwright-cli-');
+  dataDir = storage.dataDir;
+  dbUrl = storage.databaseUrl;
 });
 
 afterAll(async () => {
-  if (dbUrl) await pgAdmin(`drop database if exists ${new URL(dbUrl).pathname.slice(1)} with (force)`);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await storage?.destroy();
 });
 
 describe('labwright CLI', () => {

@@ -61,6 +61,27 @@ async function dropPgDatabase(url: string): Promise<void> {
   await client.end();
 }
 
+export interface FreshStorage {
+  dataDir: string;
+  /** '' on SQLite (the file lives in dataDir). */
+  databaseUrl: string;
+  destroy(): Promise<void>;
+}
+
+/** A new data directory and, on PostgreSQL, a new database; destroy() removes both. */
+export async function createFreshStorage(prefix = 'labwright-test-', kind: 'sqlite' | 'postgres' = TEST_DB): Promise<FreshStorage> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const databaseUrl = kind === 'postgres' ? await createPgDatabase() : '';
+  return {
+    dataDir,
+    databaseUrl,
+    async destroy() {
+      if (databaseUrl) await dropPgDatabase(databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'labwright-test-'));
   const databaseUrl = TEST_DB === 'postgres' ? await createPgDatabase() : '';

@@ -1,17 +1,14 @@
 // Real Labwright processes (`node --import tsx src/main.ts serve`) on a shared data dir and
 // database, for the several-process, crash and soak tests. Nothing here runs the app in-process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createFreshStorage } from '../helpers/server.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const ROOT_TOKEN = 'root-reliability-token-0123456789abcdef';
 export const DB_KIND = (process.env.LABWRIGHT_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
-const POSTGRES_URL = process.env.LABWRIGHT_TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test';
 
 /** One shared installation: the data dir (repositories, SQLite file) and, on PostgreSQL, a fresh database. */
 export interface Installation {
@@ -22,18 +19,8 @@ export interface Installation {
 }
 
 export async function createInstallation(kind = DB_KIND, extraEnv: Record<string, string> = {}): Promise<Installation> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'labwright-rel-'));
-  let databaseUrl = '';
-  if (kind === 'postgres') {
-    const name = `lw_rel_${randomBytes(6).toString('hex')}`;
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    const u = new URL(POSTGRES_URL);
-    u.pathname = `/${name}`;
-    databaseUrl = u.toString();
-  }
+  const storage = await createFreshStorage('labwright-rel-', kind);
+  const { dataDir, databaseUrl } = storage;
   const env = {
     LABWRIGHT_DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
@@ -47,15 +34,7 @@ export async function createInstallation(kind = DB_KIND, extraEnv: Record<string
     dataDir,
     databaseUrl,
     env,
-    async destroy() {
-      if (databaseUrl) {
-        const client = new pg.Client({ connectionString: POSTGRES_URL });
-        await client.connect();
-        await client.query(`drop database if exists ${new URL(databaseUrl).pathname.slice(1)} with (force)`);
-        await client.end();
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    destroy: storage.destroy,
   };
 }
 

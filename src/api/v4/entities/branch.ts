@@ -12,7 +12,7 @@ export interface BranchPresentCtx {
 }
 
 /**
- * GITLAB-COMPAT: branch protection is not implemented yet, so `protected`,
+ * GITLAB-COMPAT: Labwright has no protected branches yet (listed as left in docs/compatibility.md), so `protected`,
  * `developers_can_push` and `developers_can_merge` are false for every branch (GitLab shows them
  * false too for unprotected branches), and `can_push` is the project-wide push permission.
  */
