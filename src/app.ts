@@ -12,7 +12,7 @@ import type { AppContext } from './context.js';
 import { createDatabase, ping, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { ApiError, OAuthError } from './http/errors.js';
-import { nestFields, parseNested } from './http/params.js';
+import { hasNullByte, nestFields, parseNested } from './http/params.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { extraModules } from './modules.js';
 
@@ -127,6 +127,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('preValidation', function nestMultipartFields(req, _reply, done) {
     if (req.body && typeof req.body === 'object' && req.isMultipart()) req.body = nestFields(req.body as Record<string, unknown>);
+    done();
+  });
+  // GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any parameter with a plain-text
+  // 400 on every route; we answer it in JSON. NUL cannot be stored in PostgreSQL text, so it stops
+  // here for the API, OAuth, the pages and git alike.
+  app.addHook('preValidation', function refuseNullBytes(req, _reply, done) {
+    if (hasNullByte(req.query) || hasNullByte(req.params) || hasNullByte(req.body)) {
+      done(new ApiError(400, { message: '400 Bad request - parameters must not contain null bytes' }));
+      return;
+    }
     done();
   });
 

@@ -316,3 +316,12 @@ export function mergeParams(query: unknown, body: unknown, path: unknown): Param
   }
   return out;
 }
+
+/** Whether a parsed query, body or path-parameter hash holds a NUL anywhere (PostgreSQL text cannot). */
+export function hasNullByte(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (depth > 40 || v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some((x) => hasNullByte(x, depth + 1));
+  if (Buffer.isBuffer(v) || typeof (v as { pipe?: unknown }).pipe === 'function') return false;
+  return Object.keys(v).some((k) => k.includes('\u0000') || hasNullByte((v as Record<string, unknown>)[k], depth + 1));
+}
