@@ -19,6 +19,12 @@ export interface Database {
   /** Adds FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers. */
   forUpdate<QB extends { forUpdate(): QB }>(qb: QB): QB;
   close(): Promise<void>;
+  /**
+   * Runs one read-only statement outside any transaction without the query builder: on SQLite
+   * synchronously on the read connection, on PostgreSQL as a named prepared statement. For the
+   * few statements every request runs (authentication); everything else uses `db`.
+   */
+  read<T>(query: RawSql, params: unknown[]): Promise<T[]>;
 }
 
 // pg returns int8 (count(*), sum) as strings; our values fit in a double.
@@ -32,30 +38,197 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/** A FIFO lock: each unlock hands the lock to exactly one waiter (no wake-up of every waiter). */
+class FifoLock {
+  private held = false;
+  private readonly waiters: Array<() => void> = [];
+
+  lock(): Promise<void> | undefined {
+    if (!this.held) {
+      this.held = true;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  unlock(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+interface QueryResultLike {
+  rows: unknown[];
+  numAffectedRows?: bigint;
+  insertId?: bigint;
+}
+
 /**
- * SQLite dialect whose transactions start with BEGIN IMMEDIATE. Migrations therefore run under
- * the write lock, so several processes starting at once on one file migrate one after the other.
+ * Per statement, a compiled function that turns a raw row (an array) into an object literal. Rows
+ * built this way have a fast hidden class; the objects the driver builds itself set one key at a
+ * time and end up in dictionary mode once a table has more than a dozen columns, which made every
+ * later read of a user or a merge request row slow.
  */
-class ImmediateSqliteDialect extends SqliteDialect {
+const shapers = new WeakMap<BetterSqlite3.Statement, ((r: unknown[]) => Record<string, unknown>) | null>();
+
+function shaperOf(stmt: BetterSqlite3.Statement): ((r: unknown[]) => Record<string, unknown>) | null {
+  let shape = shapers.get(stmt);
+  if (shape === undefined) {
+    const cols = stmt.columns().map((c) => c.name);
+    if (cols.includes('__proto__')) shape = null;
+    else {
+      shape = new Function('r', `return {${cols.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}};`) as (r: unknown[]) => Record<string, unknown>;
+      stmt.raw(true);
+    }
+    shapers.set(stmt, shape);
+  }
+  return shape;
+}
+
+/** All rows of a reader statement, as fast-shaped objects. */
+export function allRows(stmt: BetterSqlite3.Statement, params: unknown[]): unknown[] {
+  const shape = shaperOf(stmt);
+  if (!shape) return stmt.all(params);
+  const raws = stmt.all(params) as unknown[][];
+  const out = new Array<unknown>(raws.length);
+  for (let i = 0; i < raws.length; i++) out[i] = shape(raws[i]);
+  return out;
+}
+
+function runOn(db: BetterSqlite3.Database, query: CompiledQuery): QueryResultLike {
+  const stmt = db.prepare(query.sql);
+  const params = query.parameters as unknown[];
+  if (stmt.reader) return { rows: allRows(stmt, params) };
+  const { changes, lastInsertRowid } = stmt.run(params);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * One handle per Kysely connection request. Outside a transaction, a read-only statement runs on
+ * the read connection at once (WAL: it sees every committed write and never waits for the write
+ * lock); anything else takes the write lock for the one statement. Inside a transaction everything
+ * runs on the write connection, which the transaction holds.
+ */
+class SqliteHandle {
+  inTransaction = false;
+  constructor(private readonly driver: TwoConnectionSqliteDriver) {}
+
+  executeQuery(query: CompiledQuery): Promise<QueryResultLike> {
+    const d = this.driver;
+    if (this.inTransaction) return Promise.resolve(runOn(d.writer, query));
+    const readStmt = d.reader.prepare(query.sql);
+    if (readStmt.readonly) return Promise.resolve({ rows: allRows(readStmt, query.parameters as unknown[]) });
+    return d.withWriteLock(() => runOn(d.writer, query));
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery(): AsyncIterableIterator<QueryResultLike> {
+    throw new Error('streaming is not used');
+  }
+}
+
+/**
+ * SQLite driver with two connections to one file: a writer, serialised by a FIFO lock and used by
+ * transactions (BEGIN IMMEDIATE: several processes starting at once migrate one after the other)
+ * and single writes; and a query-only reader for reads outside transactions, so a transaction that
+ * waits on git does not hold up every read of the server.
+ */
+class TwoConnectionSqliteDriver {
+  private readonly lock = new FifoLock();
+  constructor(
+    readonly writer: BetterSqlite3.Database,
+    readonly reader: BetterSqlite3.Database,
+  ) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<SqliteHandle> {
+    return new SqliteHandle(this);
+  }
+
+  async withWriteLock<T>(fn: () => T): Promise<T> {
+    const wait = this.lock.lock();
+    if (wait) await wait;
+    try {
+      return fn();
+    } finally {
+      this.lock.unlock();
+    }
+  }
+
+  async beginTransaction(handle: SqliteHandle): Promise<void> {
+    const wait = this.lock.lock();
+    if (wait) await wait;
+    try {
+      this.writer.prepare('begin immediate').run();
+    } catch (err) {
+      this.lock.unlock();
+      throw err;
+    }
+    handle.inTransaction = true;
+  }
+
+  async commitTransaction(handle: SqliteHandle): Promise<void> {
+    // A failed commit leaves the transaction open: Kysely rolls back next, which releases the lock.
+    this.writer.prepare('commit').run();
+    handle.inTransaction = false;
+    this.lock.unlock();
+  }
+
+  async rollbackTransaction(handle: SqliteHandle): Promise<void> {
+    try {
+      if (this.writer.inTransaction) this.writer.prepare('rollback').run();
+    } finally {
+      handle.inTransaction = false;
+      this.lock.unlock();
+    }
+  }
+
+  async savepoint(handle: SqliteHandle, name: string): Promise<void> {
+    await handle.executeQuery(CompiledQuery.raw(`savepoint "${name.replace(/"/g, '""')}"`));
+  }
+
+  async rollbackToSavepoint(handle: SqliteHandle, name: string): Promise<void> {
+    await handle.executeQuery(CompiledQuery.raw(`rollback to "${name.replace(/"/g, '""')}"`));
+  }
+
+  async releaseSavepoint(handle: SqliteHandle, name: string): Promise<void> {
+    await handle.executeQuery(CompiledQuery.raw(`release "${name.replace(/"/g, '""')}"`));
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    this.reader.close();
+    this.writer.close();
+  }
+}
+
+class TwoConnectionSqliteDialect extends SqliteDialect {
+  constructor(private readonly connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database }) {
+    super({ database: connections.writer });
+  }
+
   override createAdapter() {
     return new TransactionalDdlSqliteAdapter();
   }
 
   override createDriver() {
-    const driver = super.createDriver();
-    driver.beginTransaction = async function beginImmediate(connection) {
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    };
-    return driver;
+    return new TwoConnectionSqliteDriver(this.connections.writer, this.connections.reader) as never;
   }
 }
 
-export function openSqlite(file: string): BetterSqlite3.Database {
+export function openSqlite(file: string, opts: { reader?: boolean } = {}): BetterSqlite3.Database {
   const raw = new BetterSqlite3(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = FULL');
+  if (!opts.reader) {
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = FULL');
+    raw.pragma('foreign_keys = ON');
+  } else {
+    raw.pragma('query_only = ON');
+  }
   raw.pragma('busy_timeout = 10000');
-  raw.pragma('foreign_keys = ON');
   raw.pragma('cache_size = -32000');
   // LIKE compares case-sensitively, as on PostgreSQL: one behaviour on both dialects, and SQLite can
   // then answer `traversal LIKE '/1/5/%'` (the subtree of a group, used by most group and project
@@ -76,6 +249,21 @@ export function openSqlite(file: string): BetterSqlite3.Database {
     return stmt;
   };
   return raw;
+}
+
+/** One SQL text for both dialects, written with `?` placeholders (numbered for PostgreSQL once). */
+export interface RawSql {
+  sqlite: string;
+  postgres: string;
+  name: string;
+}
+
+let rawSqlCount = 0;
+
+/** Declares a hot-path statement (no `?` inside string literals). */
+export function rawSql(text: string): RawSql {
+  let n = 0;
+  return { sqlite: text, postgres: text.replace(/\?/g, () => `$${++n}`), name: `lw_raw_${++rawSqlCount}` };
 }
 
 /**
@@ -110,16 +298,26 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
       transaction: (fn) => db.transaction().execute(fn),
       forUpdate: (qb) => qb.forUpdate(),
       close: () => db.destroy(),
+      read: async <T>(q: RawSql, params: unknown[]) => (await pool.query({ name: q.name, text: q.postgres, values: params })).rows as T[],
     };
   }
-  const raw = openSqlite(opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3'));
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: raw }), log: queryStatsLogger() });
+  const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
+  const writer = openSqlite(file);
+  const reader = openSqlite(file, { reader: true });
+  const db = new Kysely<DB>({ dialect: new TwoConnectionSqliteDialect({ writer, reader }), log: queryStatsLogger() });
   return {
     db,
     dialect: 'sqlite',
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,
     close: () => db.destroy(),
+    read: <T>(q: RawSql, params: unknown[]) => {
+      try {
+        return Promise.resolve(allRows(reader.prepare(q.sqlite), params) as T[]);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    },
   };
 }
 

@@ -1,8 +1,8 @@
 // Authentication of API requests (spec document 1 §5): where tokens are looked for, what makes
 // them valid, which scopes a route accepts, and sudo.
 import type { FastifyRequest } from 'fastify';
-import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.js';
+import { rawSql } from '../db/database.js';
 import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { tokenDigest } from '../services/secrets.js';
 import { ApiError, apiError, badRequest, forbidden, notFound, paramError, unauthorized } from './errors.js';
@@ -102,78 +102,65 @@ function noteUsed(ctx: AppContext, kind: TokenKind, id: number, lastUsedAt: stri
 
 const INVALID = () => unauthorized();
 
-// The token and its owner in one statement, compiled once per dialect (this runs on every
-// authenticated request, so it skips the query builder). A LEFT JOIN keeps "token of a missing
-// user" distinguishable from "no such token".
-const TOKEN_PREFIX = 'lw_tok_';
-const PAT_WITH_USER_SQL = (placeholder: string) =>
-  `select u.*, t.id as ${TOKEN_PREFIX}id, t.user_id as ${TOKEN_PREFIX}user_id, t.scopes as ${TOKEN_PREFIX}scopes, ` +
-  `t.revoked as ${TOKEN_PREFIX}revoked, t.expires_at as ${TOKEN_PREFIX}expires_at, t.last_used_at as ${TOKEN_PREFIX}last_used_at ` +
-  `from personal_access_tokens t left join users u on u.id = t.user_id where t.token_digest = ${placeholder}`;
-const PAT_SQL = { sqlite: PAT_WITH_USER_SQL('?'), postgres: PAT_WITH_USER_SQL('$1') };
+// Every authenticated request runs these: fixed statements without the query builder, on the
+// read connection (SQLite) or as prepared statements (PostgreSQL). Token and user are two point
+// lookups: on SQLite a LEFT JOIN returning all user columns cost several times the two lookups.
+const PAT_SQL = rawSql('select id, user_id, scopes, revoked, expires_at, last_used_at from personal_access_tokens where token_digest = ?');
+const OAUTH_SQL = rawSql(
+  'select id, resource_owner_id, application_id, scopes, expires_in, created_at, revoked_at, last_used_at from oauth_access_tokens where token_digest = ?',
+);
+const USER_SQL = rawSql('select * from users where id = ?');
 
 interface PatRow {
-  lw_tok_id: number;
-  lw_tok_user_id: number;
-  lw_tok_scopes: string;
-  lw_tok_revoked: number;
-  lw_tok_expires_at: string | null;
-  lw_tok_last_used_at: string | null;
-  id: number | null;
-  [column: string]: unknown;
+  id: number;
+  user_id: number;
+  scopes: string;
+  revoked: number;
+  expires_at: string | null;
+  last_used_at: string | null;
 }
 
-/**
- * The users columns of a joined row (the token's are prefixed). Copying key by key would leave a
- * slow dictionary-mode object that every later read of the user pays for; instead an object
- * literal of the users columns is compiled once (column names come from our own schema, quoted
- * with JSON.stringify), which gives the user the fast shape a driver row has.
- */
-let copyUser: { keys: number; fn: (row: PatRow) => UserRow } | null = null;
+interface OauthRow {
+  id: number;
+  resource_owner_id: number;
+  application_id: number | null;
+  scopes: string;
+  expires_in: number | null;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
 
-function userPart(row: PatRow): UserRow {
-  let keys = 0;
-  for (const _ in row) keys++;
-  if (!copyUser || copyUser.keys !== keys) {
-    const cols = Object.keys(row).filter((k) => !k.startsWith(TOKEN_PREFIX));
-    const body = `return {${cols.map((c) => `${JSON.stringify(c)}: r[${JSON.stringify(c)}]`).join(', ')}};`;
-    copyUser = { keys, fn: new Function('r', body) as (row: PatRow) => UserRow };
-  }
-  return copyUser.fn(row);
+async function activeUser(ctx: AppContext, id: number): Promise<UserRow> {
+  const [user] = await ctx.database.read<UserRow>(USER_SQL, [id]);
+  if (!user || user.state !== 'active') throw INVALID();
+  return user;
 }
 
 /** Validates a personal (or group/project access) token; returns its owner. */
 async function personalToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
-  const result = await ctx.db.executeQuery<PatRow>(CompiledQuery.raw(PAT_SQL[ctx.database.dialect], [digest]));
-  const row = result.rows[0];
+  const [row] = await ctx.database.read<PatRow>(PAT_SQL, [digest]);
   if (!row) return null;
-  if (row.lw_tok_revoked) throw INVALID();
-  if (row.lw_tok_expires_at && row.lw_tok_expires_at <= todayUtc()) throw INVALID();
-  if (row.id === null || row.id === undefined) throw INVALID();
-  const user = userPart(row);
-  if (user.state !== 'active') throw INVALID();
-  noteUsed(ctx, 'personal', row.lw_tok_id, row.lw_tok_last_used_at);
+  if (row.revoked) throw INVALID();
+  if (row.expires_at && row.expires_at <= todayUtc()) throw INVALID();
+  const user = await activeUser(ctx, row.user_id);
+  noteUsed(ctx, 'personal', row.id, row.last_used_at);
   return {
-    token: { kind: 'personal', id: row.lw_tok_id, scopes: parseScopes(row.lw_tok_scopes), applicationId: null, userId: user.id },
+    token: { kind: 'personal', id: row.id, scopes: parseScopes(row.scopes), applicationId: null, userId: user.id },
     user,
   };
 }
 
 /** Validates an OAuth access token (expiry from created_at + expires_in). */
 export async function oauthToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
-  const row = await ctx.db
-    .selectFrom('oauth_access_tokens')
-    .select(['id', 'resource_owner_id', 'application_id', 'scopes', 'expires_in', 'created_at', 'revoked_at', 'last_used_at'])
-    .where('token_digest', '=', digest)
-    .executeTakeFirst();
+  const [row] = await ctx.database.read<OauthRow>(OAUTH_SQL, [digest]);
   if (!row) return null;
   const www = { 'WWW-Authenticate': 'Bearer realm="Labwright", error="invalid_token"' };
   if (row.revoked_at) throw new ApiError(401, { message: '401 Unauthorized' }, www);
   if (row.expires_in != null && Date.parse(row.created_at) + row.expires_in * 1000 <= Date.now()) {
     throw new ApiError(401, { message: '401 Unauthorized' }, www);
   }
-  const user = await findUserById(ctx.db, row.resource_owner_id);
-  if (!user || user.state !== 'active') throw INVALID();
+  const user = await activeUser(ctx, row.resource_owner_id);
   noteUsed(ctx, 'oauth', row.id, row.last_used_at);
   return {
     token: { kind: 'oauth', id: row.id, scopes: parseScopes(row.scopes), applicationId: row.application_id, userId: user.id },

@@ -1,7 +1,7 @@
 // Users and their personal namespaces: create, update, delete, block.
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
-import { nowIso } from '../db/database.js';
+import { nowIso, rawSql, type Database } from '../db/database.js';
 import { findUserById, type UserRow } from '../db/repositories/users.js';
 import type { UsersTable } from '../db/tables/core.js';
 import type { DB } from '../db/types.js';
@@ -283,7 +283,9 @@ export async function setUserState(app: AppContext, id: number, state: 'active' 
 }
 
 /** The personal namespace id of a user. */
-export async function personalNamespaceId(db: Kysely<DB>, userId: number): Promise<number | null> {
-  const row = await db.selectFrom('namespaces').select('id').where('kind', '=', 'user').where('owner_id', '=', userId).executeTakeFirst();
+const PERSONAL_NAMESPACE_SQL = rawSql("select id from namespaces where kind = 'user' and owner_id = ?");
+
+export async function personalNamespaceId(database: Database, userId: number): Promise<number | null> {
+  const [row] = await database.read<{ id: number }>(PERSONAL_NAMESPACE_SQL, [userId]);
   return row?.id ?? null;
 }

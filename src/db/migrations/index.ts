@@ -8,9 +8,10 @@ import { mergeRequests } from './0005-merge-requests.js';
 import { oauth } from './0004-oauth.js';
 import { projectGroupLinks } from './0006-project-group-links.js';
 import { performanceIndexes } from './0007-performance-indexes.js';
+import { hotPathIndexes } from './0008-hot-path-indexes.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

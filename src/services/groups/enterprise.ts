@@ -3,7 +3,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/repositories/users.js';
-import { nowIso } from '../../db/database.js';
+import { nowIso, rawSql } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import { paramError } from '../../http/errors.js';
 import type { Params } from '../../http/params.js';
@@ -159,15 +159,21 @@ export function registerUserCleanup(hooks: Array<(app: AppContext, trx: Transact
 
 let presentRegistered = false;
 
+const ENTERPRISE_FLAGS_SQL = rawSql(
+  'select (select provisioned_by_group_id from user_group_provisions where user_id = ?) as prov, ' +
+    'exists (select 1 from user_identities where user_id = ?) as ident, exists (select 1 from scim_identities where user_id = ?) as scim',
+);
+
 /** Admin user entity: `identities`, `provisioned_by_group_id`, `scim_identities` (GitLab EE fields). */
 export function registerEnterpriseUserFields(hooks: Array<(app: AppContext, userId: number, out: Record<string, unknown>) => Promise<void>>): void {
   if (presentRegistered) return;
   presentRegistered = true;
   hooks.push(async function enterpriseUserFields(app, userId, out) {
-    out.identities = (await identitiesOf(app.db, [userId])).get(userId) ?? [];
-    const prov = await app.db.selectFrom('user_group_provisions').select('provisioned_by_group_id').where('user_id', '=', userId).executeTakeFirst();
-    out.provisioned_by_group_id = prov?.provisioned_by_group_id ?? null;
-    out.scim_identities = (await scimIdentitiesOf(app.db, [userId])).get(userId) ?? [];
+    // One statement in the common case (no identities): GET /user of an administrator runs this.
+    const [flags] = await app.database.read<{ prov: number | null; ident: unknown; scim: unknown }>(ENTERPRISE_FLAGS_SQL, [userId, userId, userId]);
+    out.identities = flags?.ident ? ((await identitiesOf(app.db, [userId])).get(userId) ?? []) : [];
+    out.provisioned_by_group_id = flags?.prov ?? null;
+    out.scim_identities = flags?.scim ? ((await scimIdentitiesOf(app.db, [userId])).get(userId) ?? []) : [];
   });
   // The same fields on admin GET /users pages: three queries per page, whatever its size.
   adminUsersPresentHooks.push(async function enterpriseUsersFields(app, outs) {

@@ -23,7 +23,7 @@ async function loadUser(c: Ctx, name = 'id'): Promise<UserRow> {
 
 /** What the caller sees of another user: admins everything, the user itself its own view. */
 async function presentFor(c: Ctx, u: UserRow) {
-  if (c.user?.is_admin) return decorateAdminUser(c.app, u.id, presentUserWithAdmin(u, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, u.id) }));
+  if (c.user?.is_admin) return decorateAdminUser(c.app, u.id, presentUserWithAdmin(u, { base: c.base, namespaceId: await personalNamespaceId(c.app.database, u.id) }));
   if (c.user?.id === u.id) return presentUserPublic(u, c);
   return presentUser(u, c);
 }
@@ -144,7 +144,7 @@ export function registerUserRoutes(app: FastifyInstance): void {
       createdById: admin.id,
     });
     for (const apply of extra) await apply(user.id);
-    return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, user.id) }));
+    return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.database, user.id) }));
   });
 
   // PUT /users/:id
@@ -154,7 +154,7 @@ export function registerUserRoutes(app: FastifyInstance): void {
     const extra = await Promise.all(adminUserParamHooks.map((h) => h(c.app, c.params)));
     const user = await updateUser(c.app, target.id, readChanges(c, true));
     for (const apply of extra) await apply(user.id);
-    return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.db, user.id) }));
+    return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.database, user.id) }));
   });
 
   // DELETE /users/:id
