@@ -148,8 +148,7 @@ function parseCgiHeaders(block: string): { status: number; headers: Record<strin
 export function gitHttpBackend(opts: GitHttpOptions): GitHttpResponse {
   if (!ALLOWED_PATH_INFO.has(opts.pathInfo)) throw new GitError('invalid_path', `unsupported git HTTP path: ${opts.pathInfo}`);
   const repo = resolve(opts.repoPath);
-  const env: Record<string, string | undefined> = {
-    ...opts.env,
+  const env: Record<string, string | undefined> = Object.assign({}, opts.env, {
     GIT_PROJECT_ROOT: dirname(repo),
     PATH_INFO: `/${basename(repo)}${opts.pathInfo}`,
     REQUEST_METHOD: opts.method.toUpperCase(),
@@ -161,7 +160,7 @@ export function gitHttpBackend(opts: GitHttpOptions): GitHttpResponse {
     GIT_PROTOCOL: sanitizeProtocol(opts.protocol),
     HTTP_CONTENT_ENCODING: opts.contentEncoding,
     CONTENT_LENGTH: opts.contentLength === undefined ? undefined : String(opts.contentLength),
-  };
+  });
   // safe.directory on the command line: the server may run as another user than the repository owner.
   const args = ['-c', `safe.directory=${repo}`];
   if (opts.enableReceivePack) args.push('-c', 'http.receivepack=true');

@@ -221,11 +221,9 @@ export async function updateMember(app: AppContext, actorAccess: number, source:
     assertExpiry(change.expiresAt);
     await trx
       .updateTable('members')
-      .set({
-        ...(change.accessLevel !== undefined ? { access_level: change.accessLevel } : {}),
-        ...(change.expiresAt !== undefined ? { expires_at: change.expiresAt } : {}),
+      .set(Object.assign({}, (change.accessLevel !== undefined ? { access_level: change.accessLevel } : {}), Object.assign({}, (change.expiresAt !== undefined ? { expires_at: change.expiresAt } : {}), {
         updated_at: nowIso(),
-      })
+      })))
       .where('id', '=', member.id)
       .execute();
     const level = change.accessLevel ?? member.access_level;

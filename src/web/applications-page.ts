@@ -121,7 +121,7 @@ export function registerApplicationsPage(app: FastifyInstance): void {
     };
     const errors = validateApplication(form);
     if (Object.keys(errors).length) return renderList(ctx, req, reply, s, form, errors);
-    const created = await createApplication(ctx, { ...form, trusted: false, ownerId: s.user.id });
+    const created = await createApplication(ctx, Object.assign({}, form, { trusted: false, ownerId: s.user.id }));
     return sendPage(reply, 'Application created', secretCard(created.app, created.secret, `Application ${created.app.name} was created`), {
       status: 201,
       user: s.user,

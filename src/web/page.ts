@@ -44,13 +44,13 @@ export function layout(title: string, body: SafeHtml, opts: PageOptions = {}): S
 }
 
 export function sendPage(reply: FastifyReply, title: string, body: SafeHtml, opts: PageOptions = {}): FastifyReply {
-  reply.code(opts.status ?? 200).headers({ ...PAGE_HEADERS, ...(opts.headers ?? {}) }).type('text/html; charset=utf-8');
+  reply.code(opts.status ?? 200).headers(Object.assign({}, PAGE_HEADERS, { ...(opts.headers ?? {}) })).type('text/html; charset=utf-8');
   return reply.send(layout(title, body, opts).value);
 }
 
 /** A plain error page (no redirect anywhere). */
 export function sendErrorPage(reply: FastifyReply, status: number, title: string, message: string, opts: PageOptions = {}): FastifyReply {
-  return sendPage(reply, title, html`<section class="card"><h1>${title}</h1><p class="error">${message}</p></section>`, { ...opts, status });
+  return sendPage(reply, title, html`<section class="card"><h1>${title}</h1><p class="error">${message}</p></section>`, Object.assign({}, opts, { status }));
 }
 
 /** 303 See Other, so that a POSTed form is never re-sent to the target (RFC 9700 §4.12). */

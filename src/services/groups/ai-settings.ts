@@ -81,7 +81,7 @@ export function readAiSettings(
 
 /** The response object: levels as names; HOSTED/PU keys only where they exist. */
 export function presentAiSettings(stored: Record<string, unknown> | undefined, opts: { hostedOffering: boolean; premium: boolean }) {
-  const s = { ...AI_DEFAULTS, ...(stored ?? {}) };
+  const s = Object.assign({}, AI_DEFAULTS, { ...(stored ?? {}) });
   const out: Record<string, unknown> = {};
   if (opts.premium) out.ai_catalog_restricted_to_group_hierarchy = s.ai_catalog_restricted_to_group_hierarchy;
   if (opts.hostedOffering) out.ai_usage_data_collection_enabled = s.ai_usage_data_collection_enabled;

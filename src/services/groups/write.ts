@@ -222,7 +222,7 @@ export async function updateGroup(
       const stored = row ? (JSON.parse(row.settings) as GroupSettings) : {};
       for (const [k, v] of Object.entries(changes.settings)) {
         if (k === 'ai_settings') {
-          stored.ai_settings = { ...((stored.ai_settings as object) ?? {}), ...(v as object) };
+          stored.ai_settings = Object.assign({}, ((stored.ai_settings as object) ?? {}), { ...(v as object) });
           changed.push('ai_settings');
           continue;
         }

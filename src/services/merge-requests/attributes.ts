@@ -48,7 +48,7 @@ export async function resolveLabels(db: Db, info: ProjectInfo, titles: string[],
       const now = nowIso();
       const row = { project_id: info.project.id, group_id: null, title, title_lower: title.toLowerCase(), color: DEFAULT_LABEL_COLOR, description: null, priority: null, archived: 0, created_at: now, updated_at: now };
       const ins = await db.insertInto('labels').values(row).returning('id').executeTakeFirstOrThrow();
-      label = { ...row, id: ins.id };
+      label = Object.assign({}, row, { id: ins.id });
       byTitle.set(title, label);
     }
     if (label) out.push(label);

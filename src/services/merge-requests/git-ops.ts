@@ -98,11 +98,11 @@ export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { for
   // Written without a transaction: concurrent refreshes compute the same values from the same refs.
   await app.db
     .updateTable('merge_requests')
-    .set({ ...snap, prepared_at: prepared })
+    .set(Object.assign({}, snap, { prepared_at: prepared }))
     .where('id', '=', mr.id)
     .where('state', '=', 'opened')
     .execute();
-  return { ...mr, ...snap, prepared_at: prepared };
+  return Object.assign({}, mr, Object.assign({}, snap, { prepared_at: prepared }));
 }
 
 /**

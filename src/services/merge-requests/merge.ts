@@ -42,7 +42,7 @@ export async function acceptMergeRequest(app: AppContext, info: ProjectInfo, row
   if (opts.sha && opts.sha !== mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${mr.head_sha}`);
   if (opts.squash !== undefined && mr.state === 'opened') {
     await app.db.updateTable('merge_requests').set({ squash: opts.squash ? 1 : 0 }).where('id', '=', mr.id).execute();
-    mr = { ...mr, squash: opts.squash ? 1 : 0 };
+    mr = Object.assign({}, mr, { squash: opts.squash ? 1 : 0 });
   }
   const bundle = await loadBundle(app.db, [mr], [info]);
   const pipeline = mr.head_sha ? bundle.pipelines.get(`${mr.source_project_id}:${mr.head_sha}`) : undefined;
@@ -73,14 +73,14 @@ async function enableAutoMerge(app: AppContext, mr: MrRow, user: UserRow, opts: 
     ...(opts.shouldRemoveSourceBranch !== undefined ? { should_remove_source_branch: opts.shouldRemoveSourceBranch ? 1 : 0 } : {}),
   };
   await app.db.updateTable('merge_requests').set(set).where('id', '=', mr.id).where('state', '=', 'opened').execute();
-  return { ...mr, ...set };
+  return Object.assign({}, mr, { ...set });
 }
 
 export async function cancelAutoMerge(app: AppContext, mr: MrRow): Promise<MrRow> {
   if (!mr.merge_when_pipeline_succeeds) throw apiError(406, "Can't cancel the automatic merge");
   const set = { merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: '{}', updated_at: nowIso() };
   await app.db.updateTable('merge_requests').set(set).where('id', '=', mr.id).execute();
-  return { ...mr, ...set };
+  return Object.assign({}, mr, { ...set });
 }
 
 function defaultMergeMessage(info: ProjectInfo, mr: MrRow): string {

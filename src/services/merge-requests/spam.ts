@@ -79,7 +79,7 @@ export function spamSettings(app: AppContext): SpamSettings {
 
 /** Replaces the spam settings of one app (embedding, tests, an admin reconfiguring at run time). */
 export function configureSpam(app: AppContext, settings: Partial<SpamSettings>): void {
-  settingsByApp.set(app, { ...spamSettings(app), ...settings });
+  settingsByApp.set(app, Object.assign({}, spamSettings(app), { ...settings }));
 }
 
 async function isSpam(settings: SpamSettings, input: SpamInput): Promise<boolean> {

@@ -75,7 +75,7 @@ export async function createPipeline(
     updated_at: now,
   };
   const ins = await trx.insertInto('ci_pipelines').values(row).returning('id').executeTakeFirstOrThrow();
-  return { ...row, id: ins.id };
+  return Object.assign({}, row, { id: ins.id });
 }
 
 /** The ref a status belongs to when the caller names none: a branch at that sha, else the default branch. */
@@ -132,7 +132,7 @@ export async function reportStatus(app: AppContext, info: ProjectInfo, user: Use
     } else {
       const ins = await trx
         .insertInto('commit_statuses')
-        .values({ ...values, project_id: info.project.id, pipeline_id: pipeline.id, sha, name: input.name, stage: 'external', allow_failure: 0, created_at: now })
+        .values(Object.assign({}, values, { project_id: info.project.id, pipeline_id: pipeline.id, sha, name: input.name, stage: 'external', allow_failure: 0, created_at: now }))
         .returning('id')
         .executeTakeFirstOrThrow();
       statusId = ins.id;
@@ -149,7 +149,7 @@ export async function reportStatus(app: AppContext, info: ProjectInfo, user: Use
     };
     await trx.updateTable('ci_pipelines').set(pipelineSet).where('id', '=', pipeline.id).execute();
     const statusRow = await trx.selectFrom('commit_statuses').selectAll().where('id', '=', statusId).executeTakeFirstOrThrow();
-    return { statusRow, pipeline: { ...pipeline, ...pipelineSet }, becameSuccess: status === 'success' && pipeline.status !== 'success' };
+    return { statusRow, pipeline: Object.assign({}, pipeline, { ...pipelineSet }), becameSuccess: status === 'success' && pipeline.status !== 'success' };
   });
   if (result.becameSuccess) await runAutoMerges(app, info, sha);
   return result;

@@ -98,5 +98,5 @@ export async function findProject(c: Ctx, rawId: string, opts: { minAccess?: num
     if (!c.user) throw unauthorized();
     throw forbidden();
   }
-  return { ...found, access };
+  return Object.assign({}, found, { access });
 }

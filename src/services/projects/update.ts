@@ -39,15 +39,14 @@ export async function updateProject(app: AppContext, id: number, attrs: ProjectA
     if (name !== project.name || path !== project.path) await assertNameAndPathFree(trx, ns, name, path, id);
     await trx
       .updateTable('projects')
-      .set({
-        ...attrs.settings,
+      .set(Object.assign({}, attrs.settings, {
         name,
         path,
         ...(attrs.description !== undefined ? { description: attrs.description } : {}),
         ...(attrs.visibility !== undefined ? { visibility: attrs.visibility } : {}),
         ...(attrs.defaultBranch !== undefined ? { default_branch: attrs.defaultBranch } : {}),
         updated_at: nowIso(),
-      })
+      }))
       .where('id', '=', id)
       .execute();
     if (path !== project.path) await movePrefix(trx, fullPath(project, ns), fullPath({ path }, ns));

@@ -55,9 +55,9 @@ export async function readableRepo(c: Ctx, rawId: string): Promise<ProjectRepo> 
   if (found.project.default_branch === null && !(await repo.isEmpty())) {
     // A branch exists but the row never learnt of it (a crash between the ref move and the
     // database update): adopt one now, so the database catches up with the repository.
-    found.project = { ...found.project, default_branch: await adoptDefaultBranch(c.app, found.project.id, repo, []) };
+    found.project = Object.assign({}, found.project, { default_branch: await adoptDefaultBranch(c.app, found.project.id, repo, []) });
   }
-  return { ...found, repo, webUrl: `${c.base}/${fullPath(found.project, found.namespace)}` };
+  return Object.assign({}, found, { repo, webUrl: `${c.base}/${fullPath(found.project, found.namespace)}` });
 }
 
 /**

@@ -100,7 +100,7 @@ function register(app: FastifyInstance, kind: 'groups' | 'projects'): void {
       .where('source_id', '=', ref.id)
       .execute();
     c.status(200);
-    return presentResourceToken({ ...t, row: rotated.row }, rotated.token);
+    return presentResourceToken(Object.assign({}, t, { row: rotated.row }), rotated.token);
   });
 }
 

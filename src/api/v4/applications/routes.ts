@@ -17,7 +17,7 @@ function presentApplication(a: ApplicationRow) {
 }
 
 function presentWithSecret(a: ApplicationRow, secret: string) {
-  return { ...presentApplication(a), secret };
+  return Object.assign({}, presentApplication(a), { secret });
 }
 
 export function registerApplicationRoutes(app: FastifyInstance): void {

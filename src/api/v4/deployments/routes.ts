@@ -114,7 +114,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
       const max = await trx.selectFrom('deployments').select((eb) => eb.fn.max<number>('iid').as('m')).where('project_id', '=', found.project.id).executeTakeFirst();
       const row = { iid: Number(max?.m ?? 0) + 1, project_id: found.project.id, environment, ref, sha: commit.id, tag: tag ? 1 : 0, status, user_id: user.id, finished_at: status === 'running' ? null : now, created_at: now, updated_at: now };
       const ins = await trx.insertInto('deployments').values(row).returning('id').executeTakeFirstOrThrow();
-      return { ...row, id: ins.id };
+      return Object.assign({}, row, { id: ins.id });
     });
     if (d.status === 'success') await linkMergeRequests(c, found, d);
     return present(d, user, c.base);
@@ -131,7 +131,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     const now = nowIso();
     const set = { status, updated_at: now, finished_at: status === 'running' ? null : now };
     await c.app.db.updateTable('deployments').set(set).where('id', '=', d.id).execute();
-    const fresh = { ...d, ...set };
+    const fresh = Object.assign({}, d, { ...set });
     if (status === 'success') await linkMergeRequests(c, found, fresh);
     return present(fresh, user, c.base);
   });

@@ -64,13 +64,11 @@ export function presentCommit(commit: Commit, projectWebUrl: string) {
 
 /** Entities::CommitDetail (stats only when asked for). */
 export function presentCommitDetail(commit: Commit, projectWebUrl: string, projectId: number, stats?: CommitStats) {
-  return {
-    ...presentCommit(commit, projectWebUrl),
-    ...(stats ? { stats } : {}),
+  return Object.assign({}, presentCommit(commit, projectWebUrl), Object.assign({}, (stats ? { stats } : {}), {
     status: null,
     project_id: projectId,
     last_pipeline: null,
-  };
+  }));
 }
 
 /** Entities::Diff */

@@ -18,5 +18,5 @@ export function presentPersonalAccessToken(t: PatRow) {
 }
 
 export function presentPersonalAccessTokenWithToken(t: PatRow, token: string) {
-  return { ...presentPersonalAccessToken(t), token };
+  return Object.assign({}, presentPersonalAccessToken(t), { token });
 }

@@ -61,8 +61,7 @@ export function detailedStatus(p: PipelineRow, info: ProjectInfo) {
 }
 
 export function presentPipelineDetailed(p: PipelineRow, info: ProjectInfo, base: string, user: UserRow | undefined) {
-  return {
-    ...presentPipelineBasic(p, info, base),
+  return Object.assign({}, presentPipelineBasic(p, info, base), {
     before_sha: p.before_sha,
     tag: p.tag === 1,
     yaml_errors: null,
@@ -75,7 +74,7 @@ export function presentPipelineDetailed(p: PipelineRow, info: ProjectInfo, base:
     coverage: p.coverage,
     detailed_status: detailedStatus(p, info),
     archived: false,
-  };
+  });
 }
 
 /** `GET …/merge_requests/:iid/pipelines` entries (spec §2.5 plus GitLab's PipelineBasic fields). */

@@ -32,61 +32,63 @@ export function presentUserBasic(u: UserRow, ctx: PresentCtx) {
   };
 }
 
+// Each level extends the one below by plain property stores, in GitLab's field order. Not object
+// spread: on Node 20, `{ ...a, more }` takes tens of microseconds per object (V8 builds a new
+// hidden class each time), which made presenting a user slower than the database lookups.
+type Fields = Record<string, unknown>;
+
 /** User: a profile as another user sees it. */
 export function presentUser(u: UserRow, ctx: PresentCtx) {
-  return {
-    ...presentUserBasic(u, ctx),
-    created_at: u.created_at,
-    bio: u.bio,
-    location: u.location,
-    linkedin: '',
-    twitter: '',
-    discord: '',
-    website_url: u.website_url,
-    github: '',
-    organization: u.organization,
-    job_title: u.job_title,
-    pronouns: u.pronouns,
-    bot: u.user_type !== 'human',
-    work_information: u.organization && u.job_title ? `${u.job_title} at ${u.organization}` : u.organization || u.job_title || null,
-    followers: 0,
-    following: 0,
-    is_followed: false,
-    local_time: null,
-  };
+  const o = presentUserBasic(u, ctx) as ReturnType<typeof presentUserBasic> & Fields;
+  o.created_at = u.created_at;
+  o.bio = u.bio;
+  o.location = u.location;
+  o.linkedin = '';
+  o.twitter = '';
+  o.discord = '';
+  o.website_url = u.website_url;
+  o.github = '';
+  o.organization = u.organization;
+  o.job_title = u.job_title;
+  o.pronouns = u.pronouns;
+  o.bot = u.user_type !== 'human';
+  o.work_information = u.organization && u.job_title ? `${u.job_title} at ${u.organization}` : u.organization || u.job_title || null;
+  o.followers = 0;
+  o.following = 0;
+  o.is_followed = false;
+  o.local_time = null;
+  return o;
 }
 
 /** UserPublic: the current user's own view (GET /user). */
 export function presentUserPublic(u: UserRow, ctx: PresentCtx) {
-  return {
-    ...presentUser(u, ctx),
-    last_sign_in_at: u.last_sign_in_at,
-    confirmed_at: u.confirmed_at,
-    last_activity_on: u.last_activity_on,
-    email: u.email,
-    theme_id: 1,
-    color_scheme_id: 1,
-    projects_limit: u.projects_limit,
-    current_sign_in_at: u.current_sign_in_at,
-    identities: [] as unknown[],
-    can_create_group: u.can_create_group === 1,
-    can_create_project: u.projects_limit > 0,
-    two_factor_enabled: false,
-    external: u.external === 1,
-    private_profile: u.private_profile === 1,
-    commit_email: u.email,
-    preferred_language: 'en',
-  };
+  const o = presentUser(u, ctx);
+  o.last_sign_in_at = u.last_sign_in_at;
+  o.confirmed_at = u.confirmed_at;
+  o.last_activity_on = u.last_activity_on;
+  o.email = u.email;
+  o.theme_id = 1;
+  o.color_scheme_id = 1;
+  o.projects_limit = u.projects_limit;
+  o.current_sign_in_at = u.current_sign_in_at;
+  o.identities = [];
+  o.can_create_group = u.can_create_group === 1;
+  o.can_create_project = u.projects_limit > 0;
+  o.two_factor_enabled = false;
+  o.external = u.external === 1;
+  o.private_profile = u.private_profile === 1;
+  o.commit_email = u.email;
+  o.preferred_language = 'en';
+  return o;
 }
 
 /** UserWithAdmin: what administrators see. */
 export function presentUserWithAdmin(u: UserRow, ctx: PresentCtx & { namespaceId?: number | null }) {
-  return {
-    ...presentUserPublic(u, ctx),
-    is_admin: u.is_admin === 1,
-    note: null,
-    namespace_id: ctx.namespaceId ?? null,
-    created_by: null,
-    email_reset_offered_at: null,
-  };
+  const o = presentUserPublic(u, ctx);
+  o.is_admin = u.is_admin === 1;
+  o.note = null;
+  o.namespace_id = ctx.namespaceId ?? null;
+  o.created_by = null;
+  o.email_reset_offered_at = null;
+  return o;
 }

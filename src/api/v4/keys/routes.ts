@@ -95,5 +95,5 @@ export function registerKeyRoutes(app: FastifyInstance): void {
 
 async function withUser(c: Ctx, row: SshKeyRow) {
   const u = await findUserById(c.app.db, row.user_id);
-  return { ...presentSshKey(row), user: u ? presentUserBasic(u, c) : null };
+  return Object.assign({}, presentSshKey(row), { user: u ? presentUserBasic(u, c) : null });
 }

@@ -118,7 +118,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
       if (dup) throw conflict('Label already exists');
       return (await trx.insertInto('labels').values(row).returning('id').executeTakeFirstOrThrow()).id;
     });
-    return presentLabel({ ...row, id });
+    return presentLabel(Object.assign({}, row, { id }));
   });
 
   // PUT /projects/:id/labels/:label_id
@@ -137,7 +137,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const archived = c.params.bool('archived');
     if (archived !== undefined) set.archived = archived ? 1 : 0;
     await c.app.db.updateTable('labels').set(set).where('id', '=', label.id).execute();
-    return presentLabel({ ...label, ...set });
+    return presentLabel(Object.assign({}, label, { ...set }));
   });
 
   // DELETE /projects/:id/labels/:label_id

@@ -44,7 +44,7 @@ export async function mrFromPath(c: Ctx, opts: { write?: boolean } = {}): Promis
   const iid = readIid(c);
   const mr = await findMrByIid(c.app.db, p.info.project.id, iid);
   if (!mr) throw notFound();
-  return { ...p, mr };
+  return Object.assign({}, p, { mr });
 }
 
 /** May the caller update this request: its author, or Developer and up. */

@@ -159,7 +159,7 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     const row = { awardable_type: 'MergeRequest', awardable_id: p.mr.id, user_id: user.id, name, created_at: now, updated_at: now };
     const ins = await c.app.db.insertInto('award_emoji').values(row).returning('id').executeTakeFirstOrThrow();
     await recountVotes(c, p.mr.id);
-    return presentAward({ ...row, id: ins.id }, new Map([[user.id, user]]), c.base);
+    return presentAward(Object.assign({}, row, { id: ins.id }), new Map([[user.id, user]]), c.base);
   });
 
   // DELETE /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id
@@ -203,7 +203,7 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
       if (dup) throw conflict('Block already exists');
       const row = { blocking_merge_request_id: blocking.mr.id, blocked_merge_request_id: p.mr.id, created_at: nowIso() };
       const ins = await trx.insertInto('merge_request_blocks').values(row).returning('id').executeTakeFirstOrThrow();
-      return { ...row, id: ins.id };
+      return Object.assign({}, row, { id: ins.id });
     });
     const [out] = await presentBlocks(c, [block], p.info.project.id, false);
     return out;

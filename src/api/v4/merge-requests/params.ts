@@ -184,11 +184,10 @@ export function parseCreate(c: Ctx): CreateInput {
   const source = p.string('source_branch', { allowBlank: false })!;
   const target = p.string('target_branch', { allowBlank: false })!;
   const attrs = parseAttributes(c);
-  return {
-    ...attrs,
+  return Object.assign({}, attrs, {
     title: attrs.title!,
     sourceBranch: source,
     targetBranch: target,
     targetProjectId: optId(p.int('target_project_id')),
-  };
+  });
 }

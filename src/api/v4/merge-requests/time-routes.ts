@@ -54,7 +54,7 @@ async function writable(c: Ctx) {
 }
 
 async function save(c: Ctx, id: number, set: { time_estimate?: number; total_time_spent?: number }) {
-  await c.app.db.updateTable('merge_requests').set({ ...set, updated_at: nowIso() }).where('id', '=', id).execute();
+  await c.app.db.updateTable('merge_requests').set(Object.assign({}, set, { updated_at: nowIso() })).where('id', '=', id).execute();
 }
 
 export function registerMergeRequestTimeRoutes(app: FastifyInstance): void {
@@ -69,14 +69,14 @@ export function registerMergeRequestTimeRoutes(app: FastifyInstance): void {
     const seconds = readDuration(c);
     if (seconds < 0) throw badRequest('Invalid time format');
     await save(c, p.mr.id, { time_estimate: seconds });
-    return timeStats({ ...p.mr, time_estimate: seconds });
+    return timeStats(Object.assign({}, p.mr, { time_estimate: seconds }));
   });
 
   // POST /projects/:id/merge_requests/:merge_request_iid/reset_time_estimate
   route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate', async function resetEstimate(c) {
     const p = await writable(c);
     await save(c, p.mr.id, { time_estimate: 0 });
-    return timeStats({ ...p.mr, time_estimate: 0 });
+    return timeStats(Object.assign({}, p.mr, { time_estimate: 0 }));
   });
 
   // POST /projects/:id/merge_requests/:merge_request_iid/add_spent_time
@@ -86,13 +86,13 @@ export function registerMergeRequestTimeRoutes(app: FastifyInstance): void {
     c.params.string('summary');
     const total = Math.max(0, Math.min(MAX_SECONDS, p.mr.total_time_spent + seconds));
     await save(c, p.mr.id, { total_time_spent: total });
-    return timeStats({ ...p.mr, total_time_spent: total });
+    return timeStats(Object.assign({}, p.mr, { total_time_spent: total }));
   });
 
   // POST /projects/:id/merge_requests/:merge_request_iid/reset_spent_time
   route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/reset_spent_time', async function resetSpent(c) {
     const p = await writable(c);
     await save(c, p.mr.id, { total_time_spent: 0 });
-    return timeStats({ ...p.mr, total_time_spent: 0 });
+    return timeStats(Object.assign({}, p.mr, { total_time_spent: 0 }));
   });
 }

@@ -104,7 +104,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
         updated_at: now,
       };
       const ins = await trx.insertInto('milestones').values(values).returning('id').executeTakeFirstOrThrow();
-      return { ...values, id: ins.id };
+      return Object.assign({}, values, { id: ins.id });
     });
     return (await present(c, o, [row]))[0];
   });
@@ -123,7 +123,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const ev = c.params.enum('state_event', ['close', 'activate'] as const);
     if (ev) set.state = ev === 'close' ? 'closed' : 'active';
     await c.app.db.updateTable('milestones').set(set).where('id', '=', m.id).execute();
-    return (await present(c, o, [{ ...m, ...set }]))[0];
+    return (await present(c, o, [Object.assign({}, m, { ...set })]))[0];
   });
 
   // DELETE /projects/:id/milestones/:milestone_id

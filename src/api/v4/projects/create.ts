@@ -25,7 +25,7 @@ async function createFor(c: Ctx, owner: UserRow, actor: UserRow) {
   const ref = readNamespaceRef(c.params) ?? readNamespaceRef(c.params, 'namespace');
   const namespace = ref === undefined ? await personalNamespace(c, owner) : await findReadableNamespace(c.app.db, actor, ref);
   if (!(await canCreateProjectIn(c.app.db, actor, namespace))) throw validationError({ namespace: ['is not valid'] });
-  const { project, namespace: ns } = await createProject(c.app, owner, { ...attrs, namespace, initializeWithReadme });
+  const { project, namespace: ns } = await createProject(c.app, owner, Object.assign({}, attrs, { namespace, initializeWithReadme }));
   return presentProjectFor(c.app.db, project, ns, { base: c.base, user: actor });
 }
 

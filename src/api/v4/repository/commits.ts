@@ -82,7 +82,7 @@ async function listCommits(c: Ctx) {
   setOffsetHeaders(c, page, perPage, total, hasNext);
   if (!withStats) return commits.map((cm) => presentCommit(cm, pr.webUrl));
   const stats = await commitStatsBatch(pr.repo, commits);
-  return commits.map((cm) => ({ ...presentCommit(cm, pr.webUrl), stats: stats.get(cm.id)! }));
+  return commits.map((cm) => (Object.assign({}, presentCommit(cm, pr.webUrl), { stats: stats.get(cm.id)! })));
 }
 
 // GET /projects/:id/repository/commits/:sha

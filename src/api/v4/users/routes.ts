@@ -134,15 +134,14 @@ export function registerUserRoutes(app: FastifyInstance): void {
     const ch = readChanges(c, true);
     const extra = await Promise.all(adminUserParamHooks.map((h) => h(c.app, c.params)));
     const password = ch.password ?? (p.bool('force_random_password') || p.bool('reset_password') ? generateToken() : undefined);
-    const user = await createUser(c.app, {
-      ...ch,
+    const user = await createUser(c.app, Object.assign({}, ch, {
       username,
       name,
       email,
       password,
       isAdmin: ch.isAdmin,
       createdById: admin.id,
-    });
+    }));
     for (const apply of extra) await apply(user.id);
     return decorateAdminUser(c.app, user.id, presentUserWithAdmin(user, { base: c.base, namespaceId: await personalNamespaceId(c.app.database, user.id) }));
   });
