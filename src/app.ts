@@ -1,5 +1,4 @@
 // buildApp(config) -> a ready Fastify instance (no listen; tests and main.ts call listen).
-import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { mkdirSync } from 'node:fs';
@@ -122,17 +121,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
   });
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 20 * 1024 * 1024 } });
-  await app.register(cookie);
-  // Multipart fields get the same Rack nesting as query strings and form bodies (`scopes[]`).
-  // Hooks on every request are callback-style: an async hook costs a promise per request.
-  app.addHook('preValidation', function nestMultipartFields(req, _reply, done) {
+  // One preValidation hook for every request (callback-style: an async hook costs a promise per
+  // request). Multipart fields get the same Rack nesting as query strings and form bodies
+  // (`scopes[]`). GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any parameter
+  // with a plain-text 400 on every route; we answer it in JSON. NUL cannot be stored in PostgreSQL
+  // text, so it stops here for the API, OAuth, the pages and git alike.
+  app.addHook('preValidation', function prepareParams(req, _reply, done) {
     if (req.body && typeof req.body === 'object' && req.isMultipart()) req.body = nestFields(req.body as Record<string, unknown>);
-    done();
-  });
-  // GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any parameter with a plain-text
-  // 400 on every route; we answer it in JSON. NUL cannot be stored in PostgreSQL text, so it stops
-  // here for the API, OAuth, the pages and git alike.
-  app.addHook('preValidation', function refuseNullBytes(req, _reply, done) {
     if (hasNullByte(req.query) || hasNullByte(req.params) || hasNullByte(req.body)) {
       done(new ApiError(400, { message: '400 Bad request - parameters must not contain null bytes' }));
       return;

@@ -1,6 +1,6 @@
 // Kysely set-up for both dialects: one query code path, two drivers.
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, type KyselyPlugin, type LogEvent, PostgresDialect, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, SqliteAdapter, SqliteDialect, sql, type Transaction, type UnknownRow } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
 import type { DB } from './types.js';
@@ -25,6 +25,28 @@ export interface Database {
    * few statements every request runs (authentication); everything else uses `db`.
    */
   read<T>(query: RawSql, params: unknown[]): Promise<T[]>;
+  /**
+   * A number that changes whenever this process has written to the database (after the write, or
+   * after the commit of a transaction). Short-lived caches of derived values (list counts) compare
+   * it to know that nothing they depend on was written by this process since.
+   */
+  writeEpoch(): number;
+}
+
+/** Counts completed writes: statements other than SELECT, bumped after their result. */
+class WriteEpochPlugin implements KyselyPlugin {
+  epoch = 0;
+  private readonly writes = new WeakSet<object>();
+
+  transformQuery(args: PluginTransformQueryArgs) {
+    if (args.node.kind !== 'SelectQueryNode') this.writes.add(args.queryId);
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (this.writes.has(args.queryId)) this.epoch++;
+    return args.result;
+  }
 }
 
 // pg returns int8 (count(*), sum) as strings; our values fit in a double.
@@ -118,7 +140,7 @@ class SqliteHandle {
     const d = this.driver;
     if (this.inTransaction) return Promise.resolve(runOn(d.writer, query));
     const readStmt = d.reader.prepare(query.sql);
-    if (readStmt.readonly) return Promise.resolve({ rows: allRows(readStmt, query.parameters as unknown[]) });
+    if (readStmt.readonly) return Promise.resolve({ rows: d.readRows(readStmt, query.parameters as unknown[]) });
     return d.withWriteLock(() => runOn(d.writer, query));
   }
 
@@ -136,10 +158,38 @@ class SqliteHandle {
  */
 class TwoConnectionSqliteDriver {
   private readonly lock = new FifoLock();
+  /** Whether the reader's shared read transaction is open (see readRows). */
+  private reading = false;
+  /** Bumped after every write and commit (Database.writeEpoch). */
+  writeEpoch = 0;
+  private readonly endReadSoon = () => this.endRead();
+
   constructor(
     readonly writer: BetterSqlite3.Database,
     readonly reader: BetterSqlite3.Database,
   ) {}
+
+  /**
+   * Reads of one turn of the event loop share one read transaction on the reader: opening and
+   * closing a WAL read transaction costs several system calls, which on small point lookups was
+   * most of their time. The snapshot ends at the end of the turn (setImmediate) and as soon as this
+   * process writes anything, so every read sees all writes acknowledged before it; another
+   * process's write becomes visible at the next turn at the latest.
+   */
+  readRows(stmt: BetterSqlite3.Statement, params: unknown[]): unknown[] {
+    if (!this.reading) {
+      this.reader.prepare('begin').run();
+      this.reading = true;
+      setImmediate(this.endReadSoon);
+    }
+    return allRows(stmt, params);
+  }
+
+  endRead(): void {
+    if (!this.reading) return;
+    this.reading = false;
+    if (this.reader.inTransaction) this.reader.prepare('commit').run();
+  }
 
   async init(): Promise<void> {}
 
@@ -153,6 +203,8 @@ class TwoConnectionSqliteDriver {
     try {
       return fn();
     } finally {
+      this.writeEpoch++;
+      this.endRead();
       this.lock.unlock();
     }
   }
@@ -173,6 +225,8 @@ class TwoConnectionSqliteDriver {
     // A failed commit leaves the transaction open: Kysely rolls back next, which releases the lock.
     this.writer.prepare('commit').run();
     handle.inTransaction = false;
+    this.writeEpoch++;
+    this.endRead();
     this.lock.unlock();
   }
 
@@ -200,14 +254,18 @@ class TwoConnectionSqliteDriver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
+    this.endRead();
     this.reader.close();
     this.writer.close();
   }
 }
 
 class TwoConnectionSqliteDialect extends SqliteDialect {
-  constructor(private readonly connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database }) {
+  readonly driver: TwoConnectionSqliteDriver;
+
+  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database }) {
     super({ database: connections.writer });
+    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader);
   }
 
   override createAdapter() {
@@ -215,7 +273,7 @@ class TwoConnectionSqliteDialect extends SqliteDialect {
   }
 
   override createDriver() {
-    return new TwoConnectionSqliteDriver(this.connections.writer, this.connections.reader) as never;
+    return this.driver as never;
   }
 }
 
@@ -291,11 +349,20 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     // An idle client whose server connection ends (restart, drop database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => undefined);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryStatsLogger() });
+    const epoch = new WriteEpochPlugin();
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryStatsLogger(), plugins: [epoch] });
     return {
       db,
       dialect: 'postgres',
-      transaction: (fn) => db.transaction().execute(fn),
+      writeEpoch: () => epoch.epoch,
+      transaction: async (fn) => {
+        try {
+          return await db.transaction().execute(fn);
+        } finally {
+          // After the commit (or rollback): reads from now on may see what the transaction wrote.
+          epoch.epoch++;
+        }
+      },
       forUpdate: (qb) => qb.forUpdate(),
       close: () => db.destroy(),
       read: async <T>(q: RawSql, params: unknown[]) => (await pool.query({ name: q.name, text: q.postgres, values: params })).rows as T[],
@@ -304,16 +371,18 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
   const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
   const writer = openSqlite(file);
   const reader = openSqlite(file, { reader: true });
-  const db = new Kysely<DB>({ dialect: new TwoConnectionSqliteDialect({ writer, reader }), log: queryStatsLogger() });
+  const dialect = new TwoConnectionSqliteDialect({ writer, reader });
+  const db = new Kysely<DB>({ dialect, log: queryStatsLogger() });
   return {
     db,
     dialect: 'sqlite',
+    writeEpoch: () => dialect.driver.writeEpoch,
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,
     close: () => db.destroy(),
     read: <T>(q: RawSql, params: unknown[]) => {
       try {
-        return Promise.resolve(allRows(reader.prepare(q.sqlite), params) as T[]);
+        return Promise.resolve(dialect.driver.readRows(reader.prepare(q.sqlite), params) as T[]);
       } catch (err) {
         return Promise.reject(err as Error);
       }

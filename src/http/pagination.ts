@@ -1,5 +1,6 @@
 // Offset and keyset pagination (spec document 1 §4.2) as helpers every list uses.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/database.js';
 import { paramError } from './errors.js';
 import { MAX_DB_INT, type ParamHash, type ParamValue } from './params.js';
 import type { Ctx } from './route.js';
@@ -41,7 +42,7 @@ function queryParams(c: Ctx): ParamHash {
 }
 
 function pageUrl(c: Ctx, overrides: ParamHash): string {
-  const params = { ...queryParams(c), ...overrides };
+  const params = Object.assign({}, queryParams(c), { ...overrides });
   return `${c.base}${pathOf(c)}?${toQuery(params)}`;
 }
 
@@ -95,15 +96,24 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
     // Known without counting; still left out above 10,000 (spec §4.2 rule 1), as on every other page.
     total = offset + rows.length > MAX_COUNT ? null : offset + rows.length;
   } else {
-    total = await boundedCount(c.app.db, query);
+    total = await boundedCount(c.app.database, query);
   }
   setOffsetHeaders(c, page, perPage, total, hasNext);
   return rows;
 }
 
-/** Counts the rows of a query, stopping past MAX_COUNT; null when there are more. */
+/** Recent counts by SQL and parameters, with the write epoch and time they were taken at. */
+const counts = new Map<string, { n: number | null; epoch: number; at: number }>();
+const COUNT_TTL_MS = 1000;
+
+/**
+ * Counts the rows of a query, stopping past MAX_COUNT; null when there are more. A count is reused
+ * for up to a second while this process has written nothing to the database: X-Total of a busy
+ * list then costs one count per second instead of one per request. Writes through this process
+ * are seen at once; writes by another process on the same database within that second at most.
+ */
 export async function boundedCount<DB, TB extends keyof DB, O>(
-  db: Kysely<any>,
+  database: Database,
   query: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number | null> {
   const inner = (query as unknown as SelectQueryBuilder<any, any, any>)
@@ -111,12 +121,19 @@ export async function boundedCount<DB, TB extends keyof DB, O>(
     .clearOrderBy()
     .select(sql<number>`1`.as('one'))
     .limit(MAX_COUNT + 1);
-  const row = await db
-    .selectFrom(inner.as('bounded'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  const n = Number(row?.n ?? 0);
-  return n > MAX_COUNT ? null : n;
+  const counting = database.db.selectFrom(inner.as('bounded')).select((eb) => eb.fn.countAll<number>().as('n'));
+  const compiled = counting.compile();
+  const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  const epoch = database.writeEpoch();
+  const now = Date.now();
+  const hit = counts.get(key);
+  if (hit && hit.epoch === epoch && now - hit.at < COUNT_TTL_MS) return hit.n;
+  const row = (await database.db.executeQuery(compiled)).rows[0] as { n?: number | string } | undefined;
+  const raw = Number(row?.n ?? 0);
+  const n = raw > MAX_COUNT ? null : raw;
+  if (counts.size >= 1000) counts.clear();
+  counts.set(key, { n, epoch, at: now });
+  return n;
 }
 
 /** Writes X-* headers and the Link header for an offset page. */
@@ -236,7 +253,7 @@ export async function paginateKeyset<DB, TB extends keyof DB, O>(
       const id = String(opts.value(last, opts.order[0].key));
       const key = opts.direction === 'asc' ? 'id_after' : 'id_before';
       const overrides: ParamHash = { [key]: id };
-      link = pageUrl(c, { ...withoutKeys(queryParams(c), ['id_after', 'id_before']), ...overrides });
+      link = pageUrl(c, Object.assign({}, withoutKeys(queryParams(c), ['id_after', 'id_before']), { ...overrides }));
       c.header('X-NEXT-CURSOR', id);
     } else {
       const data: Record<string, string> = {};

@@ -1,5 +1,6 @@
 // Registers the OAuth provider and the web pages in one scope whose form parser keeps the raw body
 // (duplicated OAuth parameters must be seen, RFC 6749 §3.1).
+import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { parseNested } from '../http/params.js';
 import { registerAuthorize } from '../oauth/authorize.js';
@@ -23,6 +24,9 @@ userDeletionHooks.push(async function removeWebState(_app, trx, user) {
 
 export async function oauthAndWebModule(app: FastifyInstance): Promise<void> {
   await app.register(async function oauthScope(scope) {
+    // Cookies (the browser session) only where pages and OAuth live: the API does not read them,
+    // and the plugin's onSend hook would otherwise run on every API response.
+    await scope.register(cookie);
     scope.removeContentTypeParser('application/x-www-form-urlencoded');
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 * 1024 }, (req, body, done) => {
       req.lwRawForm = body as string;
