@@ -37,13 +37,24 @@ export async function userGrants(db: Kysely<DB>, userId: number): Promise<Grant[
     .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
     .select(['shared.traversal as shared_traversal', 'with.traversal as with_traversal', 'group_group_links.group_access'])
     .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', today())]))
-    .where((eb) => eb.or(grants.map((g) => eb('with.traversal', 'like', `${g.traversal}%`))))
+    .where((eb) => eb.or(coveringPrefixes(grants).map((t) => eb('with.traversal', 'like', `${t}%`))))
     .execute();
   for (const l of links) {
     const memberLevel = Math.max(...grants.filter((g) => l.with_traversal.startsWith(g.traversal)).map((g) => g.level));
     grants.push({ traversal: l.shared_traversal, level: Math.min(l.group_access, memberLevel) });
   }
   return grants;
+}
+
+/**
+ * The traversal prefixes of the grants without those under another one: the same subtrees in
+ * fewer LIKE terms (a member of a group and of its 250 subgroups needs one term, not 251).
+ */
+export function coveringPrefixes(grants: Grant[]): string[] {
+  const sorted = [...new Set(grants.map((g) => g.traversal))].sort((a, b) => a.length - b.length);
+  const kept: string[] = [];
+  for (const t of sorted) if (!kept.some((k) => t.startsWith(k))) kept.push(t);
+  return kept;
 }
 
 export function grantedLevel(grants: Grant[], traversal: string): number {
@@ -65,7 +76,7 @@ type NsEB = ExpressionBuilder<DB, 'namespaces'>;
 export function underGrants(eb: NsEB, grants: Grant[], minLevel = 1): Expression<SqlBool> {
   const ok = grants.filter((g) => g.level >= minLevel);
   if (ok.length === 0) return sql<SqlBool>`1 = 0`;
-  return eb.or(ok.map((g) => eb('namespaces.traversal', 'like', `${g.traversal}%`)));
+  return eb.or(coveringPrefixes(ok).map((t) => eb('namespaces.traversal', 'like', `${t}%`)));
 }
 
 /** Condition: the caller can see this group (admins see all; callers pass grants of the user). */

@@ -6,43 +6,80 @@ import { notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel, namespaceAccess } from '../../../services/access.js';
-import { canReadGroup, underGrants, userGrants } from '../../../services/groups/visibility.js';
+import { canReadGroup, coveringPrefixes, underGrants, userGrants } from '../../../services/groups/visibility.js';
 import { namespaceByRef } from '../../../services/projects/namespaces.js';
 import type { NamespaceRow } from '../../../services/projects/lookup.js';
 import { pathFromName } from '../../../services/paths.js';
 import { presentNamespace } from '../entities/namespace.js';
 
-async function counts(c: Ctx, ns: NamespaceRow) {
+interface NamespaceCounts {
+  projects: number;
+  rootRepositorySize: number;
+  membersWithDescendants: number;
+  billableMembers: number;
+}
+
+/**
+ * The counts of a page of namespaces in three queries, whatever the page size: the subtrees of the
+ * page (one LIKE per outermost namespace), their projects grouped by namespace, and the group
+ * memberships in them; each namespace's figures are then summed over its own subtree.
+ */
+async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, NamespaceCounts>> {
+  const out = new Map<number, NamespaceCounts>();
+  if (rows.length === 0) return out;
   const db = c.app.db;
-  const projects = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('namespace_id', '=', ns.id).executeTakeFirst();
-  const size = await db
-    .selectFrom('projects')
-    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-    .select((eb) => eb.fn.sum<number>('projects.repository_size').as('n'))
-    .where('namespaces.traversal', 'like', `${ns.traversal}%`)
-    .executeTakeFirst();
-  let members = 0;
-  if (ns.kind === 'group') {
-    const m = await db
-      .selectFrom('members')
-      .innerJoin('namespaces', 'namespaces.id', 'members.source_id')
-      .select((eb) => eb.fn.count<number>('members.user_id').distinct().as('n'))
-      .where('members.source_type', '=', 'Namespace')
-      .where('namespaces.traversal', 'like', `${ns.traversal}%`)
-      .executeTakeFirst();
-    members = Number(m?.n ?? 0);
+  const prefixes = coveringPrefixes(rows.map((r) => ({ traversal: r.traversal, level: 0 })));
+  const subtree = await db
+    .selectFrom('namespaces')
+    .select(['id', 'traversal', 'kind'])
+    .where((eb) => eb.or(prefixes.map((t) => eb('traversal', 'like', `${t}%`))))
+    .execute();
+  // By id, in chunks (bounded parameter lists): an OR of LIKEs in a join made SQLite scan projects.
+  const projects: Array<{ namespace_id: number; n: number; size: number | null }> = [];
+  const members: Array<{ source_id: number; user_id: number }> = [];
+  const groupIds = new Set(rows.some((r) => r.kind === 'group') ? subtree.filter((n) => n.kind === 'group').map((n) => n.id) : []);
+  for (let i = 0; i < subtree.length; i += 500) {
+    const chunk = subtree.slice(i, i + 500).map((n) => n.id);
+    const groupChunk = chunk.filter((id) => groupIds.has(id));
+    const [p, m] = await Promise.all([
+      db
+        .selectFrom('projects')
+        .select((eb) => ['namespace_id', eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('repository_size').as('size')])
+        .where('namespace_id', 'in', chunk)
+        .groupBy('namespace_id')
+        .execute(),
+      groupChunk.length
+        ? db.selectFrom('members').select(['source_id', 'user_id']).distinct().where('source_type', '=', 'Namespace').where('source_id', 'in', groupChunk).execute()
+        : Promise.resolve([] as Array<{ source_id: number; user_id: number }>),
+    ]);
+    projects.push(...p);
+    members.push(...m);
   }
-  return {
-    projects: Number(projects?.n ?? 0),
-    rootRepositorySize: Number(size?.n ?? 0),
-    membersWithDescendants: members,
-    billableMembers: ns.kind === 'group' ? members : 1,
-  };
+  const traversalOf = new Map(subtree.map((n) => [n.id, n.traversal]));
+  for (const ns of rows) {
+    let size = 0;
+    for (const p of projects) if (traversalOf.get(p.namespace_id)?.startsWith(ns.traversal)) size += Number(p.size ?? 0);
+    const own = projects.find((p) => p.namespace_id === ns.id);
+    let membersCount = 0;
+    if (ns.kind === 'group') {
+      const users = new Set<number>();
+      for (const m of members) if (traversalOf.get(m.source_id)?.startsWith(ns.traversal)) users.add(m.user_id);
+      membersCount = users.size;
+    }
+    out.set(ns.id, {
+      projects: Number(own?.n ?? 0),
+      rootRepositorySize: size,
+      membersWithDescendants: membersCount,
+      billableMembers: ns.kind === 'group' ? membersCount : 1,
+    });
+  }
+  return out;
 }
 
 async function present(c: Ctx, rows: NamespaceRow[]) {
   const user = c.requireUser();
   const owners = await findUsersByIds(c.app.db, rows.filter((r) => r.kind === 'user').map((r) => r.owner_id!));
+  const counts = await countsFor(c, rows);
   const out = [];
   for (const ns of rows) {
     const isOwner = ns.kind === 'user' ? ns.owner_id === user.id : (await namespaceAccess(c.app.db, user, ns)) >= AccessLevel.OWNER;
@@ -53,7 +90,7 @@ async function present(c: Ctx, rows: NamespaceRow[]) {
         isAdmin: user.is_admin === 1,
         isOwner,
         owner: ns.owner_id !== null ? owners.get(ns.owner_id) : null,
-        counts: await counts(c, ns),
+        counts: counts.get(ns.id)!,
       }),
     );
   }
