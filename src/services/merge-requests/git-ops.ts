@@ -42,6 +42,14 @@ export interface Snapshot {
   changes_count: string | null;
 }
 
+/**
+ * Snapshots by `source:target` commit ids. A snapshot is a function of the two commits alone (their
+ * merge base, the merge tree, the divergence and the changed files never change for the same
+ * pair, in any repository), so it is computed once per pair: four git processes saved each time a
+ * merge request is opened or rechecked on commits already seen.
+ */
+const snapshots = new Map<string, Snapshot>();
+
 /** Computes the mergeability snapshot of source against target from the repository. */
 export async function computeSnapshot(repo: GitRepository, source: string | null, target: string | null, previous: MrRow | null): Promise<Snapshot> {
   if (!source || !target) {
@@ -59,6 +67,9 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
       changes_count: previous?.changes_count ?? null,
     };
   }
+  const key = `${source}:${target}`;
+  const known = snapshots.get(key);
+  if (known) return { ...known };
   const base = await repo.mergeBase(target, source);
   const [tree, divergence, files] = await Promise.all([
     repo.mergeTree(target, source).catch((err) => {
@@ -68,7 +79,7 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
     repo.countDivergence(source, target),
     changedFiles(repo, base ?? target, source),
   ]);
-  return {
+  const snap: Snapshot = {
     merge_status: tree.clean ? 'can_be_merged' : 'cannot_be_merged',
     checked_source_sha: source,
     checked_target_sha: target,
@@ -81,6 +92,9 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
     source_missing: 0,
     changes_count: files > MAX_CHANGES_COUNT ? `${MAX_CHANGES_COUNT}+` : String(files),
   };
+  if (snapshots.size >= 5000) snapshots.delete(snapshots.keys().next().value as string);
+  snapshots.set(key, snap);
+  return { ...snap };
 }
 
 /**

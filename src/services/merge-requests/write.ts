@@ -18,7 +18,7 @@ import {
   setLabels,
   setReviewers,
 } from './attributes.js';
-import { branchSha, refreshMergeStatus, repoFor } from './git-ops.js';
+import { branchSha, computeSnapshot, refreshMergeStatus, repoFor } from './git-ops.js';
 import { findMrById, type MrRow, type ProjectInfo } from './rows.js';
 import { isDraftTitle } from './status.js';
 
@@ -104,6 +104,10 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
   if (!target) throw unprocessable([`Target branch "${input.targetBranch}" does not exist`]);
   const [assignees, reviewers] = await Promise.all([existingUserIds(app.db, input.assigneeIds ?? []), existingUserIds(app.db, input.reviewerIds ?? [])]);
   const squash = input.squash ?? (project.squash_option === 'always' || project.squash_option === 'default_on');
+  // GITLAB-COMPAT: GitLab prepares the diff asynchronously (changes_count and diff_refs are null in
+  // the create response); Labwright prepares it before the insert, so they are filled at once and
+  // the row is written in one transaction.
+  const snap = await computeSnapshot(repo, source, target, null);
 
   const id = await app.database.transaction(async (trx) => {
     // Incrementing the counter first locks the project row, which serialises creations per project
@@ -130,8 +134,8 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
         draft: isDraftTitle(input.title) ? 1 : 0,
         source_branch: input.sourceBranch,
         target_branch: input.targetBranch,
-        merge_status: 'unchecked',
-        head_sha: source,
+        ...snap,
+        prepared_at: nowIso(),
         squash: squash ? 1 : 0,
         force_remove_source_branch: input.removeSourceBranch === undefined ? null : input.removeSourceBranch ? 1 : 0,
         allow_collaboration: input.allowCollaboration ? 1 : 0,
@@ -153,9 +157,8 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
     return row.id;
   });
   const mr = (await findMrById(app.db, id))!;
-  // GITLAB-COMPAT: GitLab prepares the diff asynchronously (changes_count and diff_refs are null in
-  // the create response); Labwright prepares it before answering, so they are filled at once.
-  return refreshMergeStatus(app, mr, { force: true });
+  // A branch that moved since the snapshot was taken is seen here, as on every read.
+  return refreshMergeStatus(app, mr);
 }
 
 export const UPDATE_PARAMS = [
