@@ -3,7 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type * as T from '../../db/tables/merge-requests.js';
-import { findUsersByIds, type UserRow } from '../../db/repositories/users.js';
+import { findUserRefsByIds, type UserRefRow } from '../../db/repositories/users.js';
 import type { NamespaceRow, ProjectRow } from '../projects/lookup.js';
 
 export type MrRow = Selectable<T.MergeRequestsTable>;
@@ -18,7 +18,7 @@ export interface ProjectInfo {
 
 /** Everything the presenter reads besides the rows themselves. */
 export interface MrBundle {
-  users: Map<number, UserRow>;
+  users: Map<number, UserRefRow>;
   assignees: Map<number, number[]>;
   reviewers: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
@@ -90,7 +90,7 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
   const missingProjects = projectIds.filter((id) => !knownMap.has(id));
   const shas = [...new Set(rows.map((r) => r.head_sha).filter((x): x is string => !!x))];
   const [users, milestones, projects, pipelines] = await Promise.all([
-    findUsersByIds(db, userIds),
+    findUserRefsByIds(db, userIds),
     milestoneIds.length ? db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : Promise.resolve([]),
     loadProjects(db, missingProjects),
     shas.length

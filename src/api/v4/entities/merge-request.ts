@@ -1,7 +1,7 @@
 // Merge request presenters named after GitLab's entities: MergeRequestBasic (lists),
 // MergeRequest (single read, create, update, merge), MergeRequestSimple (view=simple). Field order
 // follows GitLab (reference §5.2). Presenters never query: they read a bundle loaded in batch.
-import type { UserRow } from '../../../db/repositories/users.js';
+import type { UserRefRow } from '../../../db/repositories/users.js';
 import { fullPath } from '../../../services/projects/lookup.js';
 import type { LabelRow, MilestoneRow, MrBundle, MrRow, PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { detailedMergeStatus, squashOnMerge } from '../../../services/merge-requests/status.js';
@@ -37,11 +37,11 @@ function nullableBool(v: number | null | undefined): boolean | null {
   return v === null || v === undefined ? null : v === 1;
 }
 
-function userRef(u: UserRow | undefined, base: string) {
+function userRef(u: UserRefRow | undefined, base: string) {
   return u ? presentUserBasic(u, { base }) : null;
 }
 
-function authorRef(u: UserRow | undefined, base: string) {
+function authorRef(u: UserRefRow | undefined, base: string) {
   if (!u) return null;
   // A property store, not `{ ...basic, bot }` (object spread followed by members is slow on Node 20).
   const o = presentUserBasic(u, { base }) as ReturnType<typeof presentUserBasic> & { bot: boolean };
@@ -163,57 +163,53 @@ export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<s
     out.title_html = renderMarkdown(mr.title, { inline: true });
     out.description_html = renderMarkdown(mr.description ?? '');
   }
-  Object.assign(out, {
-    target_branch: mr.target_branch,
-    source_branch: mr.source_branch,
-    user_notes_count: 0,
-    upvotes: mr.upvotes,
-    downvotes: mr.downvotes,
-    author: authorRef(users.get(mr.author_id), base),
-    assignees,
-    assignee: assignees[0] ?? null,
-    reviewers,
-    source_project_id: mr.source_project_id,
-    target_project_id: mr.project_id,
-    labels: ctx.withLabelsDetails ? labels.map(presentLabelDetails) : labels.map((l) => l.title),
-    draft: b(mr.draft),
-    imported: false,
-    imported_from: 'none',
-    work_in_progress: b(mr.draft),
-    milestone: milestone ? presentMilestone(milestone, base, bundle.projects, groupPathOf(milestone, ctx)) : null,
-    merge_when_pipeline_succeeds: b(mr.merge_when_pipeline_succeeds),
-    merge_status: mr.merge_status,
-    detailed_merge_status: detailedMergeStatus(mr, { project: info.project, pipeline: headPipelineOf(mr, bundle), blocked: bundle.blocked.has(mr.id) }),
-    merge_after: mr.merge_after,
-    sha: mr.head_sha,
-    merge_commit_sha: mr.merge_commit_sha,
-    squash_commit_sha: mr.squash_commit_sha,
-    discussion_locked: nullableBool(mr.discussion_locked),
-    should_remove_source_branch: nullableBool(mr.should_remove_source_branch),
-    force_remove_source_branch: nullableBool(mr.force_remove_source_branch),
-    prepared_at: mr.prepared_at,
-  });
+  out.target_branch = mr.target_branch;
+  out.source_branch = mr.source_branch;
+  out.user_notes_count = 0;
+  out.upvotes = mr.upvotes;
+  out.downvotes = mr.downvotes;
+  out.author = authorRef(users.get(mr.author_id), base);
+  out.assignees = assignees;
+  out.assignee = assignees[0] ?? null;
+  out.reviewers = reviewers;
+  out.source_project_id = mr.source_project_id;
+  out.target_project_id = mr.project_id;
+  out.labels = ctx.withLabelsDetails ? labels.map(presentLabelDetails) : labels.map((l) => l.title);
+  out.draft = b(mr.draft);
+  out.imported = false;
+  out.imported_from = 'none';
+  out.work_in_progress = b(mr.draft);
+  out.milestone = milestone ? presentMilestone(milestone, base, bundle.projects, groupPathOf(milestone, ctx)) : null;
+  out.merge_when_pipeline_succeeds = b(mr.merge_when_pipeline_succeeds);
+  out.merge_status = mr.merge_status;
+  out.detailed_merge_status = detailedMergeStatus(mr, { project: info.project, pipeline: headPipelineOf(mr, bundle), blocked: bundle.blocked.has(mr.id) });
+  out.merge_after = mr.merge_after;
+  out.sha = mr.head_sha;
+  out.merge_commit_sha = mr.merge_commit_sha;
+  out.squash_commit_sha = mr.squash_commit_sha;
+  out.discussion_locked = nullableBool(mr.discussion_locked);
+  out.should_remove_source_branch = nullableBool(mr.should_remove_source_branch);
+  out.force_remove_source_branch = nullableBool(mr.force_remove_source_branch);
+  out.prepared_at = mr.prepared_at;
   if (mr.source_project_id !== mr.project_id) {
     out.allow_collaboration = b(mr.allow_collaboration);
     out.allow_maintainer_to_push = b(mr.allow_collaboration);
   }
-  Object.assign(out, {
-    reference: `!${mr.iid}`,
-    references: { short: `!${mr.iid}`, relative: relativeReference(mr, info, ctx), full },
-    web_url: mrWebUrl(base, info, mr.iid),
-    time_stats: {
-      time_estimate: mr.time_estimate,
-      total_time_spent: mr.total_time_spent,
-      human_time_estimate: humanDuration(mr.time_estimate),
-      human_total_time_spent: humanDuration(mr.total_time_spent),
-    },
-    squash: b(mr.squash),
-    squash_on_merge: squashOnMerge(info.project, b(mr.squash)),
-    task_completion_status: taskCompletion(mr.description),
-    has_conflicts: mr.merge_status === 'cannot_be_merged',
-    blocking_discussions_resolved: true,
-    approvals_before_merge: mr.approvals_before_merge,
-  });
+  out.reference = `!${mr.iid}`;
+  out.references = { short: `!${mr.iid}`, relative: relativeReference(mr, info, ctx), full };
+  out.web_url = mrWebUrl(base, info, mr.iid);
+  out.time_stats = {
+    time_estimate: mr.time_estimate,
+    total_time_spent: mr.total_time_spent,
+    human_time_estimate: humanDuration(mr.time_estimate),
+    human_total_time_spent: humanDuration(mr.total_time_spent),
+  };
+  out.squash = b(mr.squash);
+  out.squash_on_merge = squashOnMerge(info.project, b(mr.squash));
+  out.task_completion_status = taskCompletion(mr.description);
+  out.has_conflicts = mr.merge_status === 'cannot_be_merged';
+  out.blocking_discussions_resolved = true;
+  out.approvals_before_merge = mr.approvals_before_merge;
   return out;
 }
 

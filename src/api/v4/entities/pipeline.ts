@@ -1,7 +1,7 @@
 // Pipeline presenters (GitLab's PipelineBasic and Pipeline) and the commit status entity.
 // Pipelines are records of statuses reported by external CI systems (no runner).
 import type { Selectable } from 'kysely';
-import type { UserRow } from '../../../db/repositories/users.js';
+import type { UserRefRow, UserRow } from '../../../db/repositories/users.js';
 import type { CommitStatusesTable } from '../../../db/tables/merge-requests.js';
 import { fullPath } from '../../../services/projects/lookup.js';
 import type { PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
@@ -60,7 +60,7 @@ export function detailedStatus(p: PipelineRow, info: ProjectInfo) {
   };
 }
 
-export function presentPipelineDetailed(p: PipelineRow, info: ProjectInfo, base: string, user: UserRow | undefined) {
+export function presentPipelineDetailed(p: PipelineRow, info: ProjectInfo, base: string, user: UserRefRow | undefined) {
   return Object.assign({}, presentPipelineBasic(p, info, base), {
     before_sha: p.before_sha,
     tag: p.tag === 1,

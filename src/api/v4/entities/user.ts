@@ -1,25 +1,25 @@
 // User presenters named after GitLab's entities: UserBasic, User, UserPublic (current user),
 // UserWithAdmin. Field order follows GitLab.
-import type { UserRow } from '../../../db/repositories/users.js';
+import type { UserRefRow, UserRow } from '../../../db/repositories/users.js';
 
 export interface PresentCtx {
   base: string;
 }
 
-function isLocked(u: UserRow): boolean {
+function isLocked(u: Pick<UserRow, 'locked_until'>): boolean {
   return u.locked_until !== null && Date.parse(u.locked_until) > Date.now();
 }
 
-export function avatarUrl(base: string, u: UserRow): string | null {
+export function avatarUrl(base: string, u: Pick<UserRow, 'id' | 'avatar_path'>): string | null {
   return u.avatar_path ? `${base}/uploads/-/system/user/avatar/${u.id}/${u.avatar_path}` : null;
 }
 
-export function userState(u: UserRow): string {
+export function userState(u: Pick<UserRow, 'state'>): string {
   return u.state;
 }
 
 /** UserBasic: what lists and embedded users show. */
-export function presentUserBasic(u: UserRow, ctx: PresentCtx) {
+export function presentUserBasic(u: UserRefRow, ctx: PresentCtx) {
   return {
     id: u.id,
     username: u.username,
