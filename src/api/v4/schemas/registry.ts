@@ -1,0 +1,371 @@
+// What every route answers on success (2xx): a JSON body and its schema, no body, or a body that
+// is not JSON. Keyed by `METHOD path`, the path as the route was registered (through
+// src/http/route.ts `route(app, method, path, …)` under the /api/v4 prefix, or directly on the app
+// for the OAuth provider, pages, health checks and git over HTTP).
+//
+// These schemas are NOT attached to the Fastify routes: fast-json-stringify would then shape our
+// output (dropping fields, coercing types). They are a registry the tests check responses against
+// (test/fuzz/schema-oracle.ts) and documentation can cite. A new route needs an entry here:
+// test/fuzz/schema-registry.test.ts fails for any route the app registers without one.
+import type { TSchema } from '@sinclair/typebox';
+import { Arr, Bool, Message } from './common.js';
+import { Group, GroupDetail, GroupLocation, CustomAttribute } from './groups.js';
+import {
+  AwardEmoji,
+  CommitStatus,
+  Deployment,
+  Label,
+  MergeRef,
+  MergeRequest,
+  MergeRequestApprovals,
+  MergeRequestBasic,
+  MergeRequestBlock,
+  MergeRequestChanges,
+  MergeRequestDiff,
+  MergeRequestListEntry,
+  MergeRequestReviewer,
+  Milestone,
+  Pipeline,
+  PipelineBasic,
+  RebaseAccepted,
+  TimeStats,
+} from './merge-requests.js';
+import {
+  AuditEvent,
+  AuthorizationServerMetadata,
+  DeviceAuthorization,
+  EmptyObject,
+  Liveness,
+  OAuthToken,
+  OAuthTokenInfo,
+  OAuthUserInfo,
+  Readiness,
+  Version,
+} from './misc.js';
+import { Namespace, NamespaceExists } from './namespaces.js';
+import { Project, ProjectGroupLink, ProjectOrSimple } from './projects.js';
+import { Branch, Commit, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
+import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
+import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
+
+export type ResponseSpec =
+  /** A JSON body that must match `schema`. */
+  | { kind: 'json'; schema: TSchema }
+  /** No body (204, or 200 with nothing). */
+  | { kind: 'empty' }
+  /** A body that is not JSON (a file, an image, a diff as text, an HTML page, git's protocol). */
+  | { kind: 'raw'; what: string };
+
+const json = (schema: TSchema): ResponseSpec => ({ kind: 'json', schema });
+const list = (schema: TSchema): ResponseSpec => ({ kind: 'json', schema: Arr(schema) });
+const empty: ResponseSpec = { kind: 'empty' };
+const raw = (what: string): ResponseSpec => ({ kind: 'raw', what });
+
+const API = '/api/v4';
+
+/** /api/v4 routes, paths without the prefix. */
+const API_RESPONSES: Record<string, ResponseSpec> = {
+  // users/routes.ts
+  'GET /user': json(CurrentUser),
+  'GET /users': list(UserListEntry),
+  'GET /users/:id': json(AnyUser),
+  'POST /users': json(UserWithAdmin),
+  'PUT /users/:id': json(UserWithAdmin),
+  'DELETE /users/:id': empty,
+  'POST /users/:id/block': json(Bool()),
+  'POST /users/:id/unblock': json(Bool()),
+
+  // personal-access-tokens/routes.ts
+  'POST /users/:user_id/personal_access_tokens': json(PersonalAccessTokenWithToken),
+  'POST /user/personal_access_tokens': json(PersonalAccessTokenWithToken),
+  'GET /personal_access_tokens': list(PersonalAccessToken),
+  'GET /personal_access_tokens/:id': json(PersonalAccessToken),
+  'DELETE /personal_access_tokens/:id': empty,
+  'POST /personal_access_tokens/:id/rotate': json(PersonalAccessTokenWithToken),
+
+  // keys/routes.ts
+  'GET /user/keys': list(SshKey),
+  'GET /user/keys/:key_id': json(SshKey),
+  'POST /user/keys': json(SshKey),
+  'DELETE /user/keys/:key_id': empty,
+  'GET /users/:id/keys': list(SshKey),
+  'GET /users/:id/keys/:key_id': json(SshKey),
+  'POST /users/:id/keys': json(SshKey),
+  'DELETE /users/:id/keys/:key_id': empty,
+  'GET /keys': json(SshKeyWithUser),
+  'GET /keys/:id': json(SshKeyWithUser),
+
+  // version/routes.ts
+  'GET /version': json(Version),
+  'GET /metadata': json(Version),
+
+  // applications/routes.ts
+  'POST /applications': json(ApplicationWithSecret),
+  'GET /applications': list(Application),
+  'DELETE /applications/:id': empty,
+  'POST /applications/:id/renew-secret': json(ApplicationWithSecret),
+
+  // audit-events/routes.ts
+  'GET /audit_events': list(AuditEvent),
+  'GET /audit_events/:id': json(AuditEvent),
+  'GET /groups/:id/audit_events': list(AuditEvent),
+  'GET /groups/:id/audit_events/:audit_event_id': json(AuditEvent),
+  'GET /projects/:id/audit_events': list(AuditEvent),
+
+  // access-tokens/routes.ts
+  'POST /groups/:id/access_tokens': json(ResourceAccessTokenWithToken),
+  'GET /groups/:id/access_tokens': list(ResourceAccessToken),
+  'GET /groups/:id/access_tokens/:token_id': json(ResourceAccessToken),
+  'DELETE /groups/:id/access_tokens/:token_id': empty,
+  'POST /groups/:id/access_tokens/:token_id/rotate': json(ResourceAccessTokenWithToken),
+  'POST /projects/:id/access_tokens': json(ResourceAccessTokenWithToken),
+  'GET /projects/:id/access_tokens': list(ResourceAccessToken),
+  'GET /projects/:id/access_tokens/:token_id': json(ResourceAccessToken),
+  'DELETE /projects/:id/access_tokens/:token_id': empty,
+  'POST /projects/:id/access_tokens/:token_id/rotate': json(ResourceAccessTokenWithToken),
+
+  // groups/read.ts, write.ts, share.ts, projects.ts, extras.ts, enterprise.ts
+  'GET /groups': list(Group),
+  'GET /groups/:id': json(GroupDetail),
+  'GET /groups/:id/subgroups': list(Group),
+  'GET /groups/:id/descendant_groups': list(Group),
+  'GET /groups/:id/transfer_locations': list(GroupLocation),
+  'GET /groups/:id/groups/shared': list(Group),
+  'POST /groups': json(GroupDetail),
+  'PUT /groups/:id': json(GroupDetail),
+  'DELETE /groups/:id': json(Message),
+  'POST /groups/:id/archive': json(GroupDetail),
+  'POST /groups/:id/unarchive': json(GroupDetail),
+  'POST /groups/:id/transfer': json(GroupDetail),
+  'POST /groups/:id/share': json(GroupDetail),
+  'DELETE /groups/:id/share/:group_id': empty,
+  'POST /groups/:id/projects/:project_id': json(Project),
+  'GET /groups/:id/projects': list(ProjectOrSimple),
+  'GET /groups/:id/projects/shared': list(ProjectOrSimple),
+  'DELETE /groups/:id/shared_projects/:project_id': empty,
+  'GET /groups/:id/avatar': raw('the avatar image'),
+  'GET /groups/:id/custom_attributes': list(CustomAttribute),
+  'GET /groups/:id/custom_attributes/:key': json(CustomAttribute),
+  'PUT /groups/:id/custom_attributes/:key': json(CustomAttribute),
+  'DELETE /groups/:id/custom_attributes/:key': empty,
+  'POST /groups/:id/ldap_sync': empty,
+  'GET /groups/:id/saml_users': list(EnterpriseUser),
+  'GET /groups/:id/provisioned_users': list(EnterpriseUser),
+  'GET /groups/:id/manage/personal_access_tokens': list(PersonalAccessToken),
+  'GET /groups/:id/manage/resource_access_tokens': list(ResourceAccessToken),
+  'GET /groups/:id/manage/ssh_keys': list(InventorySshKey),
+  'DELETE /groups/:id/manage/personal_access_tokens/:token_id': empty,
+  'DELETE /groups/:id/manage/resource_access_tokens/:token_id': empty,
+  'DELETE /groups/:id/manage/ssh_keys/:key_id': empty,
+  'POST /groups/:id/manage/personal_access_tokens/:token_id/rotate': json(PersonalAccessTokenWithToken),
+  'POST /groups/:id/manage/resource_access_tokens/:token_id/rotate': json(ResourceAccessTokenWithToken),
+
+  // members/routes.ts
+  'GET /projects/:id/members': list(Member),
+  'GET /projects/:id/members/all': list(Member),
+  'GET /projects/:id/members/all/:user_id': json(Member),
+  'GET /projects/:id/members/:user_id': json(Member),
+  'POST /projects/:id/members': json(Member),
+  'PUT /projects/:id/members/:user_id': json(Member),
+  'DELETE /projects/:id/members/:user_id': empty,
+  'GET /groups/:id/members': list(Member),
+  'GET /groups/:id/members/all': list(Member),
+  'GET /groups/:id/members/all/:user_id': json(Member),
+  'GET /groups/:id/members/:user_id': json(Member),
+  'POST /groups/:id/members': json(Member),
+  'PUT /groups/:id/members/:user_id': json(Member),
+  'DELETE /groups/:id/members/:user_id': empty,
+
+  // namespaces/routes.ts
+  'GET /namespaces': list(Namespace),
+  'GET /namespaces/:id': json(Namespace),
+  'GET /namespaces/:namespace/exists': json(NamespaceExists),
+
+  // projects/*.ts
+  'POST /projects': json(Project),
+  'POST /projects/user/:user_id': json(Project),
+  'GET /projects': list(ProjectOrSimple),
+  'GET /projects/:id': json(Project),
+  'PUT /projects/:id': json(Project),
+  'DELETE /projects/:id': json(Message),
+  'PUT /projects/:id/transfer': json(Project),
+  'POST /projects/:id/transfer': json(Project),
+  'POST /projects/:id/archive': json(Project),
+  'POST /projects/:id/unarchive': json(Project),
+  'POST /projects/:id/share': json(ProjectGroupLink),
+  'DELETE /projects/:id/share/:group_id': empty,
+
+  // repository/*.ts
+  'GET /projects/:id/repository/branches': list(Branch),
+  'POST /projects/:id/repository/branches': json(Branch),
+  'GET /projects/:id/repository/branches/:branch': json(Branch),
+  'HEAD /projects/:id/repository/branches/:branch': empty,
+  'DELETE /projects/:id/repository/branches/:branch': empty,
+  'DELETE /projects/:id/repository/merged_branches': json(Message),
+  'GET /projects/:id/repository/commits': list(CommitListEntry),
+  'POST /projects/:id/repository/commits': json(CommitDetail),
+  'GET /projects/:id/repository/commits/:sha': json(CommitDetail),
+  'GET /projects/:id/repository/commits/:sha/diff': list(Diff),
+  'GET /projects/:id/repository/compare': json(Compare),
+  'GET /projects/:id/repository/files/:file_path': json(RepositoryFile),
+  'HEAD /projects/:id/repository/files/:file_path': empty,
+  'POST /projects/:id/repository/files/:file_path': json(FileCommit),
+  'PUT /projects/:id/repository/files/:file_path': json(FileCommit),
+  'DELETE /projects/:id/repository/files/:file_path': empty,
+  'GET /projects/:id/repository/files/:file_path/raw': raw('the file as stored'),
+  'GET /projects/:id/repository/tree': list(TreeItem),
+
+  // statuses/routes.ts
+  'POST /projects/:id/statuses/:sha': json(CommitStatus),
+  'GET /projects/:id/repository/commits/:sha/statuses': list(CommitStatus),
+  'GET /projects/:id/pipelines': list(PipelineBasic),
+  'GET /projects/:id/pipelines/:pipeline_id': json(Pipeline),
+
+  // deployments/routes.ts
+  'GET /projects/:id/deployments': list(Deployment),
+  'POST /projects/:id/deployments': json(Deployment),
+  'GET /projects/:id/deployments/:deployment_id': json(Deployment),
+  'PUT /projects/:id/deployments/:deployment_id': json(Deployment),
+  'GET /projects/:id/deployments/:deployment_id/merge_requests': list(MergeRequestBasic),
+
+  // labels/routes.ts
+  'GET /projects/:id/labels': list(Label),
+  'POST /projects/:id/labels': json(Label),
+  'GET /projects/:id/labels/:label_id': json(Label),
+  'PUT /projects/:id/labels/:label_id': json(Label),
+  'DELETE /projects/:id/labels/:label_id': empty,
+  'GET /groups/:id/labels': list(Label),
+  'POST /groups/:id/labels': json(Label),
+  'GET /groups/:id/labels/:label_id': json(Label),
+  'PUT /groups/:id/labels/:label_id': json(Label),
+  'DELETE /groups/:id/labels/:label_id': empty,
+
+  // milestones/routes.ts
+  'GET /projects/:id/milestones': list(Milestone),
+  'POST /projects/:id/milestones': json(Milestone),
+  'GET /projects/:id/milestones/:milestone_id': json(Milestone),
+  'PUT /projects/:id/milestones/:milestone_id': json(Milestone),
+  'DELETE /projects/:id/milestones/:milestone_id': empty,
+  'GET /projects/:id/milestones/:milestone_id/merge_requests': list(MergeRequestBasic),
+  'GET /groups/:id/milestones': list(Milestone),
+  'POST /groups/:id/milestones': json(Milestone),
+  'GET /groups/:id/milestones/:milestone_id': json(Milestone),
+  'PUT /groups/:id/milestones/:milestone_id': json(Milestone),
+  'DELETE /groups/:id/milestones/:milestone_id': empty,
+  'GET /groups/:id/milestones/:milestone_id/merge_requests': list(MergeRequestBasic),
+
+  // merge-requests/list-routes.ts, crud-routes.ts
+  'GET /merge_requests': list(MergeRequestListEntry),
+  'GET /projects/:id/merge_requests': list(MergeRequestListEntry),
+  'GET /groups/:id/merge_requests': list(MergeRequestListEntry),
+  'POST /projects/:id/merge_requests': json(MergeRequest),
+  'GET /projects/:id/merge_requests/:merge_request_iid': json(MergeRequest),
+  'PUT /projects/:id/merge_requests/:merge_request_iid': json(MergeRequest),
+  'DELETE /projects/:id/merge_requests/:merge_request_iid': empty,
+  // merge-routes.ts
+  'PUT /projects/:id/merge_requests/:merge_request_iid/merge': json(MergeRequest),
+  'POST /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': json(MergeRequest),
+  'PUT /projects/:id/merge_requests/:merge_request_iid/rebase': json(RebaseAccepted),
+  'GET /projects/:id/merge_requests/:merge_request_iid/merge_ref': json(MergeRef),
+  // diff-routes.ts
+  'GET /projects/:id/merge_requests/:merge_request_iid/changes': json(MergeRequestChanges),
+  'GET /projects/:id/merge_requests/:merge_request_iid/diffs': list(MergeRequestDiff),
+  'GET /projects/:id/merge_requests/:merge_request_iid/raw_diffs': raw('the diff as text'),
+  'GET /projects/:id/merge_requests/:merge_request_iid/commits': list(Commit),
+  'GET /projects/:id/merge_requests/:merge_request_iid/participants': list(UserBasic),
+  'GET /projects/:id/merge_requests/:merge_request_iid/reviewers': list(MergeRequestReviewer),
+  // time-routes.ts
+  'GET /projects/:id/merge_requests/:merge_request_iid/time_stats': json(TimeStats),
+  'POST /projects/:id/merge_requests/:merge_request_iid/time_estimate': json(TimeStats),
+  'POST /projects/:id/merge_requests/:merge_request_iid/reset_time_estimate': json(TimeStats),
+  'POST /projects/:id/merge_requests/:merge_request_iid/add_spent_time': json(TimeStats),
+  'POST /projects/:id/merge_requests/:merge_request_iid/reset_spent_time': json(TimeStats),
+  // extra-routes.ts
+  'GET /projects/:id/merge_requests/:merge_request_iid/approvals': json(MergeRequestApprovals),
+  'POST /projects/:id/merge_requests/:merge_request_iid/approve': json(MergeRequestApprovals),
+  'POST /projects/:id/merge_requests/:merge_request_iid/unapprove': json(MergeRequestApprovals),
+  'GET /projects/:id/merge_requests/:merge_request_iid/award_emoji': list(AwardEmoji),
+  'POST /projects/:id/merge_requests/:merge_request_iid/award_emoji': json(AwardEmoji),
+  'DELETE /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': empty,
+  'GET /projects/:id/merge_requests/:merge_request_iid/blocks': list(MergeRequestBlock),
+  'GET /projects/:id/merge_requests/:merge_request_iid/blockees': list(MergeRequestBlock),
+  'POST /projects/:id/merge_requests/:merge_request_iid/blocks': json(MergeRequestBlock),
+  'DELETE /projects/:id/merge_requests/:merge_request_iid/blocks/:block_id': empty,
+  'GET /projects/:id/merge_requests/:merge_request_iid/pipelines': list(PipelineBasic),
+  'POST /projects/:id/merge_requests/:merge_request_iid/pipelines': json(Pipeline),
+};
+
+/** Routes outside /api/v4, full paths. */
+const OTHER_RESPONSES: Record<string, ResponseSpec> = {
+  // app.ts
+  'GET /-/health': raw('plain text'),
+  'GET /-/liveness': json(Liveness),
+  'GET /-/readiness': json(Readiness),
+  'GET /-/labwright.css': raw('the stylesheet of the pages'),
+  // groups/extras.ts (the avatar_url of a group)
+  'GET /uploads/-/system/group/avatar/:id/:file': raw('the avatar image'),
+  // oauth/*.ts
+  'POST /oauth/token': json(OAuthToken),
+  'GET /oauth/token/info': json(OAuthTokenInfo),
+  'GET /oauth/userinfo': json(OAuthUserInfo),
+  'POST /oauth/userinfo': json(OAuthUserInfo),
+  'POST /oauth/revoke': json(EmptyObject),
+  'POST /oauth/authorize_device': json(DeviceAuthorization),
+  'OPTIONS /oauth/token': empty,
+  'OPTIONS /oauth/revoke': empty,
+  'OPTIONS /oauth/userinfo': empty,
+  'GET /oauth/authorize': raw('the consent page (HTML)'),
+  'POST /oauth/authorize': raw('the consent page again (HTML), or a redirect'),
+  'GET /oauth/device': raw('the device page (HTML)'),
+  'POST /oauth/device': raw('the device page (HTML)'),
+  'POST /oauth/device/confirm': raw('the device page (HTML)'),
+  'GET /.well-known/openid-configuration': json(AuthorizationServerMetadata),
+  'GET /.well-known/oauth-authorization-server': json(AuthorizationServerMetadata),
+  // web/*.ts
+  'GET /users/sign_in': raw('the sign-in page (HTML)'),
+  'POST /users/sign_in': raw('the sign-in page (HTML), or a redirect'),
+  'POST /users/sign_out': raw('a redirect'),
+  'GET /user_settings/applications': raw('the applications page (HTML)'),
+  'POST /user_settings/applications': raw('the applications page (HTML)'),
+  'POST /user_settings/applications/:id/renew_secret': raw('the applications page (HTML)'),
+  'POST /user_settings/applications/:id/delete': raw('the applications page (HTML), or a redirect'),
+};
+
+/** Git over HTTP, registered once per path depth (git-http/index.ts). */
+const GIT_HTTP = /^(GET|POST) (?:\/:[A-Za-z0-9_]+)+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
+
+/** Every entry, keyed by `METHOD /full/path` as registered. */
+export const RESPONSES: Readonly<Record<string, ResponseSpec>> = Object.freeze({
+  ...Object.fromEntries(Object.entries(API_RESPONSES).map(([k, v]) => {
+    const [method, path] = k.split(' ');
+    return [`${method} ${API}${path}`, v];
+  })),
+  ...OTHER_RESPONSES,
+});
+
+/** `GET /a/:x/b` and `GET /a/:y/b` are the same route to Fastify. */
+function shape(key: string): string {
+  return key.replace(/:[A-Za-z0-9_]+/g, ':');
+}
+
+const BY_SHAPE = new Map(Object.entries(RESPONSES).map(([k, v]) => [shape(k), v]));
+
+/**
+ * The response of `method path` (path as Fastify knows it; parameter names may differ from the
+ * entry's: `/users/:id/…` and `/users/:user_id/…` share one node), or undefined when the route
+ * has no entry.
+ */
+export function responseFor(method: string, path: string): ResponseSpec | undefined {
+  const key = `${method.toUpperCase()} ${path}`;
+  const found = BY_SHAPE.get(shape(key));
+  if (found) return found;
+  if (GIT_HTTP.test(key)) return raw("git's smart HTTP protocol");
+  return undefined;
+}
+
+/** The schema of a JSON answer, for documentation: undefined for routes without a JSON body. */
+export function responseSchema(method: string, path: string): TSchema | undefined {
+  const r = responseFor(method, path);
+  return r?.kind === 'json' ? r.schema : undefined;
+}
+

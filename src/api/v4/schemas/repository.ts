@@ -1,0 +1,107 @@
+// Repository entities (entities/commit.ts, entities/branch.ts, repository/*.ts): Commit,
+// CommitDetail, Diff, Branch, Compare, files and tree entries.
+import { Arr, Bool, Int, NStr, Str, Any, dict, nullable, obj, oneOfStrings, optional, Time } from './common.js';
+
+export const CommitStats = obj({ additions: Int(), deletions: Int(), total: Int() }, { title: 'CommitStats' });
+
+const commitProps = {
+  id: Str(),
+  short_id: Str(),
+  created_at: Time(),
+  parent_ids: Arr(Str()),
+  title: Str(),
+  message: Str(),
+  author_name: Str(),
+  author_email: Str(),
+  authored_date: Time(),
+  committer_name: Str(),
+  committer_email: Str(),
+  committed_date: Time(),
+  trailers: dict(Str()),
+  extended_trailers: dict(Arr(Str())),
+  web_url: Str(),
+};
+
+/** Entities::Commit */
+export const Commit = obj(commitProps, { title: 'Commit' });
+
+/** A GET /repository/commits entry (stats with with_stats=true). */
+export const CommitListEntry = obj({ ...commitProps, ...optional({ stats: CommitStats }) }, { title: 'CommitListEntry' });
+
+/** Entities::CommitDetail (stats unless stats=false). */
+export const CommitDetail = obj(
+  { ...commitProps, ...optional({ stats: CommitStats }), status: NStr(), project_id: Int(), last_pipeline: nullable(Any()) },
+  { title: 'CommitDetail' },
+);
+
+/** Entities::Diff */
+export const Diff = obj(
+  {
+    diff: Str(),
+    new_path: Str(),
+    old_path: Str(),
+    a_mode: Str(),
+    b_mode: Str(),
+    new_file: Bool(),
+    renamed_file: Bool(),
+    deleted_file: Bool(),
+    generated_file: Bool(),
+  },
+  { title: 'Diff' },
+);
+
+/** Entities::Branch */
+export const Branch = obj(
+  {
+    name: Str(),
+    commit: Commit,
+    merged: Bool(),
+    protected: Bool(),
+    developers_can_push: Bool(),
+    developers_can_merge: Bool(),
+    can_push: Bool(),
+    default: Bool(),
+    web_url: Str(),
+  },
+  { title: 'Branch' },
+);
+
+/** Entities::Compare */
+export const Compare = obj(
+  {
+    commit: nullable(Commit),
+    commits: Arr(Commit),
+    diffs: Arr(Diff),
+    compare_timeout: Bool(),
+    compare_same_ref: Bool(),
+    web_url: Str(),
+  },
+  { title: 'Compare' },
+);
+
+/** GET /repository/files/:file_path */
+export const RepositoryFile = obj(
+  {
+    file_name: Str(),
+    file_path: Str(),
+    size: Int(),
+    encoding: Str(),
+    content_sha256: Str(),
+    ref: Str(),
+    blob_id: Str(),
+    commit_id: Str(),
+    last_commit_id: Str(),
+    execute_filemode: Bool(),
+    content: Str(),
+  },
+  { title: 'RepositoryFile' },
+);
+
+/** POST/PUT /repository/files/:file_path */
+export const FileCommit = obj({ file_path: Str(), branch: Str() }, { title: 'FileCommit' });
+
+/** GET /repository/tree entries. */
+export const TreeItem = obj(
+  { id: Str(), name: Str(), type: oneOfStrings(['tree', 'blob', 'commit']), path: Str(), mode: Str() },
+  { title: 'TreeItem' },
+);

@@ -1,0 +1,51 @@
+// Personal, group and project access tokens, OAuth applications of the admin API.
+import { Arr, Bool, Int, NStr, Str, obj, oneOfStrings, optional, Time, NTime, NDay } from './common.js';
+
+export const patProps = {
+  id: Int(),
+  name: Str(),
+  revoked: Bool(),
+  created_at: Time(),
+  description: NStr(),
+  scopes: Arr(Str()),
+  user_id: Int(),
+  last_used_at: NTime(),
+  last_used_ips: Arr(Str()),
+  active: Bool(),
+  expires_at: NDay(),
+};
+
+export const PersonalAccessToken = obj(patProps, { title: 'PersonalAccessToken' });
+export const PersonalAccessTokenWithToken = obj({ ...patProps, token: Str() }, { title: 'PersonalAccessTokenWithToken' });
+
+const resourceTokenProps = {
+  id: Int(),
+  name: Str(),
+  revoked: Bool(),
+  created_at: Time(),
+  description: NStr(),
+  scopes: Arr(Str()),
+  user_id: Int(),
+  last_used_at: NTime(),
+  active: Bool(),
+  expires_at: NDay(),
+  access_level: Int(),
+  resource_type: oneOfStrings(['group', 'project']),
+  resource_id: Int(),
+};
+
+/** Group and project access tokens (services/groups/access-tokens.ts). */
+export const ResourceAccessToken = obj({ ...resourceTokenProps, ...optional({ token: Str() }) }, { title: 'ResourceAccessToken' });
+/** The same with the token itself (creation and rotation). */
+export const ResourceAccessTokenWithToken = obj({ ...resourceTokenProps, token: Str() }, { title: 'ResourceAccessTokenWithToken' });
+
+const applicationProps = {
+  id: Int(),
+  application_id: Str(),
+  application_name: Str(),
+  callback_url: Str(),
+  confidential: Bool(),
+};
+
+export const Application = obj(applicationProps, { title: 'Application' });
+export const ApplicationWithSecret = obj({ ...applicationProps, secret: Str() }, { title: 'ApplicationWithSecret' });
