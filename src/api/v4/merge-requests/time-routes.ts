@@ -18,7 +18,8 @@ export function parseDuration(raw: string): number | null {
   const sign = text.startsWith('-') ? -1 : 1;
   const body = text.replace(/^[-+]/, '').trim();
   if (/^\d+(\.\d+)?$/.test(body)) return sign * Math.round(Number(body) * 3600);
-  const re = /(\d+(?:\.\d+)?)\s*(mo|w|d|h|m|s)\b\s*/gy;
+  // A unit ends where no letter follows: "3h30m" and "1d 2h" both read (GitLab's ChronicDuration does).
+  const re = /(\d+(?:\.\d+)?)\s*(mo|w|d|h|m|s)(?![a-z])\s*/gy;
   let total = 0;
   let consumed = 0;
   let m: RegExpExecArray | null;
