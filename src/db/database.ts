@@ -343,6 +343,39 @@ function queryStatsLogger(): ((event: LogEvent) => void) | undefined {
   };
 }
 
+/** Names of the server-side prepared statements by SQL text (shared by all connections). */
+const statementNames = new Map<string, string>();
+/** Distinct statements kept prepared; texts beyond this run unnamed (IN lists of many lengths). */
+const MAX_NAMED_STATEMENTS = 2000;
+const PREPARED = Symbol('labwright.prepared');
+
+type QueryFn = (...args: unknown[]) => Promise<pg.QueryResult>;
+
+/**
+ * Runs the query builder's parameterised statements as named prepared statements, so PostgreSQL
+ * parses and plans each distinct statement once per connection instead of on every execution (pg
+ * prepares a name on a connection the first time it is used there).
+ */
+function preparing(client: pg.PoolClient): pg.PoolClient {
+  const tagged = client as pg.PoolClient & { [PREPARED]?: true };
+  if (tagged[PREPARED]) return client;
+  tagged[PREPARED] = true;
+  const plain = client.query.bind(client) as QueryFn;
+  (client as unknown as { query: QueryFn }).query = function namedQuery(...args: unknown[]) {
+    // Only the query builder's form, (text, values): pool.query and others pass callbacks or configs.
+    const [text, values] = args;
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return plain(...args);
+    let name = statementNames.get(text);
+    if (!name) {
+      if (statementNames.size >= MAX_NAMED_STATEMENTS) return plain(text, values);
+      name = `lw_${statementNames.size + 1}`;
+      statementNames.set(text, name);
+    }
+    return plain({ name, text, values });
+  };
+  return client;
+}
+
 export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -350,7 +383,8 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     // the pool replaces it on the next query.
     pool.on('error', () => undefined);
     const epoch = new WriteEpochPlugin();
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryStatsLogger(), plugins: [epoch] });
+    const preparedPool = { connect: async () => preparing(await pool.connect()), end: () => pool.end() };
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedPool as unknown as pg.Pool }), log: queryStatsLogger(), plugins: [epoch] });
     return {
       db,
       dialect: 'postgres',
