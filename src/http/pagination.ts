@@ -66,6 +66,13 @@ export interface OffsetOptions {
    * the type name for the 405 message (for example 'Project', 'Group', 'User').
    */
   keysetType?: string;
+  /**
+   * The table whose rows the query selects (`table.*`, no joins): the page's ids are found first
+   * with the filters and the order (a narrow sort), then only those rows are read. Lists whose
+   * filters cannot use the order's index (OR'ed subtrees, visibility) otherwise sort every
+   * matching full row to return 20.
+   */
+  deferredJoin?: string;
 }
 
 /**
@@ -88,7 +95,15 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
     );
   }
   const offset = (page - 1) * perPage;
-  const rows = (await query.limit(perPage + 1).offset(offset).execute()) as O[];
+  let rows: O[];
+  if (opts.deferredJoin) {
+    const qb = query as unknown as SelectQueryBuilder<any, any, any>;
+    const id = `${opts.deferredJoin}.id`;
+    const pageIds = qb.clearSelect().select(id).limit(perPage + 1).offset(offset);
+    rows = (await qb.clearWhere().where(id, 'in', pageIds).execute()) as O[];
+  } else {
+    rows = (await query.limit(perPage + 1).offset(offset).execute()) as O[];
+  }
   const hasNext = rows.length > perPage;
   if (hasNext) rows.pop();
   let total: number | null;

@@ -54,7 +54,7 @@ async function finishProjectList(c: Ctx, q: ProjectQuery) {
     const column = orderColumn(orderBy);
     q = q.orderBy(`projects.${column}`, orderBy === 'similarity' ? 'asc' : sort);
     if (column !== 'id') q = q.orderBy('projects.id', sort);
-    rows = await paginateOffset(c, q, { keysetType: 'Project' });
+    rows = await paginateOffset(c, q, { keysetType: 'Project', deferredJoin: 'projects' });
   }
   return presentProjects(c.app.db, rows, { base: c.base, user: c.user, simple: simple || !c.user });
 }

@@ -18,7 +18,7 @@ import { namespaceAccess, visibleWithoutMembership, AccessLevel } from '../../..
 async function listAndPresent(c: Ctx, scope: ListScope, defaults: { scope: string; nonArchived: boolean }, ctxExtra: Partial<MrPresentCtx>, known?: ProjectInfo[]) {
   const filters = parseListFilters(c, defaults);
   if (filters.search) checkSearchRateLimit(c.user ? `user:${c.user.id}` : `ip:${c.req.ip}`, c.user !== null);
-  let rows = (await paginateOffset(c, buildListQuery(c.app.db, scope, filters, c.user))) as MrRow[];
+  let rows = (await paginateOffset(c, buildListQuery(c.app.db, scope, filters, c.user), { deferredJoin: 'merge_requests' })) as MrRow[];
   // with_merge_status_recheck: the caller asks for fresh statuses, so this page is rechecked against
   // the repository (only for callers who could update, as GitLab's restrict_merge_status_recheck).
   if (c.params.bool('with_merge_status_recheck') && scope.kind === 'project' && scope.access >= AccessLevel.DEVELOPER) {

@@ -59,7 +59,7 @@ async function listProjects(c: Ctx) {
     if (idBefore !== undefined) q = q.where('projects.id', '<', idBefore);
     q = q.orderBy(`projects.${column}`, sort);
     if (column !== 'id') q = q.orderBy('projects.id', sort);
-    rows = await paginateOffset(c, q, { keysetType: 'Project' });
+    rows = await paginateOffset(c, q, { keysetType: 'Project', deferredJoin: 'projects' });
   }
   // Anonymous callers always get the simple entity (GitLab: `simple` is a no-op without a user).
   return presentProjects(db, rows, { base: c.base, user: c.user, simple: simple || !c.user });
