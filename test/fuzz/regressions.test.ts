@@ -30,6 +30,26 @@ describe('ids past the 32-bit integer columns (PostgreSQL answered 500: "value o
     expect((await s.request('GET', `/projects/${BIG}`)).status).toBe(404);
   });
 
+  it('GET and HEAD /uploads/-/system/group/avatar/:id/:file answer 404', async () => {
+    for (const method of ['GET', 'HEAD']) expect((await s.request(method, `${s.url}/uploads/-/system/group/avatar/${BIG}/a.png`)).status).toBe(404);
+  });
+
+  it('the credential inventory (hosted Premium+) answers 404 for a token id past the range', async () => {
+    const hosted = await startServer({ LABWRIGHT_PLAN: 'ultimate', LABWRIGHT_OFFERING: 'hosted' });
+    try {
+      const g = await hosted.request('POST', '/groups', { json: { name: 'inventory', path: 'inventory' } });
+      expect(g.status).toBe(201);
+      for (const [method, path] of [
+        ['DELETE', `/groups/${g.body.id}/manage/personal_access_tokens/${BIG}`],
+        ['POST', `/groups/${g.body.id}/manage/personal_access_tokens/${BIG}/rotate`],
+        ['DELETE', `/groups/${g.body.id}/manage/resource_access_tokens/${BIG}`],
+        ['POST', `/groups/${g.body.id}/manage/resource_access_tokens/${BIG}/rotate`],
+      ]) expect([method, path, (await hosted.request(method, path)).status]).toEqual([method, path, 404]);
+    } finally {
+      await hosted.close();
+    }
+  });
+
   it('GET /users/:id/keys and GET /namespaces/:id answer 404', async () => {
     expect((await s.request('GET', `/users/${BIG}/keys`)).status).toBe(404);
     expect((await s.request('GET', `/namespaces/${BIG}`)).status).toBe(404);

@@ -3,7 +3,7 @@
 // duplicate and prototype keys, Rack forms, oversize query strings) the rest, in every token state.
 import fc from 'fast-check';
 import type { FuzzRoute } from './discover.js';
-import type { Pools, TokenState } from './seed.js';
+import { isOAuthState, type Pools, type TokenState } from './seed.js';
 
 export interface FuzzCase {
   method: string;
@@ -236,7 +236,10 @@ export function caseArb(route: FuzzRoute, names: string[], pools: Pools, maxQuer
       proto: fc.option(fc.nat(20), { freq: 4 }),
       badUtf8: fc.nat(19).map((n) => n === 0),
       hintDraw: fc.tuple(fc.nat(9), fc.nat(1000)),
-      token: fc.constantFrom<TokenState>('admin', 'admin', 'admin', 'user', 'user', 'read_api', 'none', 'revoked', 'expired', 'garbage'),
+      token: fc.constantFrom<TokenState>(
+        'admin', 'admin', 'admin', 'admin', 'user', 'user', 'read_api', 'none', 'revoked', 'expired', 'garbage',
+        'oauth', 'oauth', 'oauth_read_user', 'oauth_expired', 'oauth_revoked',
+      ),
       tokenVia: fc.constantFrom('private-token' as const, 'private-token' as const, 'bearer' as const, 'query' as const),
     })
     .map((r): FuzzCase => {
@@ -251,7 +254,9 @@ export function caseArb(route: FuzzRoute, names: string[], pools: Pools, maxQuer
       else if (r.queryKind === 'raw') query = r.rawQuery;
       else if (r.queryKind === 'oversize') query = `search=${'q'.repeat(maxQueryLength + 10)}`;
       if (query) target += `?${query}`;
-      const out: FuzzCase = { method: r.method, target, token: r.token, tokenVia: r.tokenVia, contentType: null, body: null, bodyNote: 'none' };
+      // OAuth access tokens go as Bearer (PRIVATE-TOKEN and private_token take PATs only).
+      const tokenVia = isOAuthState(r.token) ? 'bearer' : r.tokenVia;
+      const out: FuzzCase = { method: r.method, target, token: r.token, tokenVia, contentType: null, body: null, bodyNote: 'none' };
       if (!writes) return out;
       if (r.bodyKind === 'json') {
         out.contentType = 'application/json';

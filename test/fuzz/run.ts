@@ -7,6 +7,7 @@ import type { TestServer } from '../helpers/server.js';
 import { discoverParamNames, discoverRoutes, type FuzzRoute } from './discover.js';
 import { caseArb, learnHints, type FuzzCase, type RouteHints } from './requests.js';
 import { heal, seed, type Pools } from './seed.js';
+import { schemaProblems } from './schema-oracle.js';
 import { countRows, diffCounts, heapAfterGc, listTables, movedRefs, prototypePollution, refsDigests } from './state.js';
 
 export interface FuzzOptions {
@@ -92,12 +93,21 @@ async function send(url: URL, c: FuzzCase, token: string | null): Promise<Sent> 
   }
 }
 
+const DEAD_TOKENS = new Set<string>(['revoked', 'expired', 'garbage', 'oauth_expired', 'oauth_revoked']);
+const READ_ONLY_TOKENS = new Set<string>(['read_api', 'oauth_read_user']);
+
 /** The oracles that need only the response. */
 function responseProblems(c: FuzzCase, r: Sent): string[] {
   const out: string[] = [];
   const text = r.body.toString('latin1');
   if (r.status >= 500) out.push(`status ${r.status}`);
   if (STACK_TRACE.test(text)) out.push('stack trace or source path in body');
+  // Token oracles (API only: pages and git over HTTP read no API token). A dead token is refused
+  // everywhere, even where anonymous callers are welcome; a read-only token never writes.
+  if (c.target.startsWith('/api/') && r.status >= 200 && r.status < 300) {
+    if (DEAD_TOKENS.has(c.token)) out.push(`${c.token} token accepted`);
+    if (READ_ONLY_TOKENS.has(c.token) && c.method !== 'GET' && c.method !== 'HEAD') out.push(`${c.token} token wrote`);
+  }
   const isJson = r.contentType.startsWith('application/json');
   if (isJson && c.method !== 'HEAD') {
     if (r.body.length === 0 && r.status !== 204) out.push('empty body with a JSON content type');
@@ -169,6 +179,7 @@ export async function runFuzz(s: TestServer, opts: FuzzOptions): Promise<FuzzRep
     const text = r.body.toString('latin1');
     learnHints(hints, r.status, text);
     for (const p of responseProblems(c, r)) fail(describe(route, c, r.status, p, text));
+    for (const p of schemaProblems(route, { method: c.method, status: r.status, contentType: r.contentType, body: r.body })) fail(describe(route, c, r.status, p, text));
     if (r.status >= 400 && r.status < 500) {
       const changed = diffCounts(before, await countRows(ctx, tables));
       if (changed.length) fail(describe(route, c, r.status, `4xx changed rows (${changed.join('; ')})`, text));

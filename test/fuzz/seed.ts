@@ -2,10 +2,19 @@
 // params. The callers' own users are kept out of the id pools so the fuzzer rarely destroys the
 // identities it fuzzes with; when it does (rotate /self, revoke, block), `heal` recreates them.
 import { sql } from 'kysely';
+import { tokenDigest } from '../../src/services/secrets.js';
 import type { TestServer } from '../helpers/server.js';
+import { Agent, csrfFrom, PASSWORD } from '../oauth/helpers.js';
 
-export type TokenState = 'none' | 'admin' | 'user' | 'read_api' | 'revoked' | 'expired' | 'garbage';
-export const TOKEN_STATES: TokenState[] = ['none', 'admin', 'user', 'read_api', 'revoked', 'expired', 'garbage'];
+export type TokenState =
+  | 'none' | 'admin' | 'user' | 'read_api' | 'revoked' | 'expired' | 'garbage'
+  | 'oauth' | 'oauth_read_user' | 'oauth_expired' | 'oauth_revoked';
+export const TOKEN_STATES: TokenState[] = ['none', 'admin', 'user', 'read_api', 'revoked', 'expired', 'garbage', 'oauth', 'oauth_read_user', 'oauth_expired', 'oauth_revoked'];
+
+/** OAuth access tokens: sent as `Authorization: Bearer` (the only way a client sends them). */
+export function isOAuthState(state: TokenState): boolean {
+  return state.startsWith('oauth');
+}
 
 export interface Pools {
   tokens: Record<TokenState, string | null>;
@@ -31,6 +40,32 @@ async function tokenFor(s: TestServer, userId: number, scopes: string[], expires
   const r = await s.request('POST', `/users/${userId}/personal_access_tokens`, { json: { name: uniq('fz'), scopes, expires_at: expiresAt } });
   if (r.status !== 201) throw new Error(`seed token: ${r.status} ${r.text}`);
   return { id: r.body.id, token: r.body.token };
+}
+
+/**
+ * An OAuth access token through the real endpoints: a new user signs in, a trusted application of
+ * its own (no consent page; its own so that the fuzzer deleting one revokes only that caller) gives
+ * a code, and the code is exchanged at /oauth/token.
+ */
+async function oauthToken(s: TestServer, scope: string): Promise<{ access: string; uid: string; secret: string }> {
+  const u = await s.createUser(uniq('fuzzoauth'));
+  const redirectUri = 'https://fuzz.example/cb';
+  const app = await s.request('POST', '/applications', { json: { name: uniq('fzoauth'), redirect_uri: redirectUri, scopes: 'api read_user', trusted: true } });
+  if (app.status !== 201) throw new Error(`seed oauth application: ${app.status} ${app.text}`);
+  const agent = new Agent(s.url);
+  const page = await agent.get('/users/sign_in');
+  const signIn = await agent.post('/users/sign_in', { authenticity_token: csrfFrom(page.text), login: u.username, password: PASSWORD, redirect_to: '/' });
+  if (signIn.status !== 303) throw new Error(`seed oauth sign-in: ${signIn.status}`);
+  const q = new URLSearchParams({ client_id: app.body.application_id, redirect_uri: redirectUri, response_type: 'code', scope, state: 'fz' });
+  const auth = await agent.get(`/oauth/authorize?${q}`);
+  const code = auth.location ? new URL(auth.location).searchParams.get('code') : null;
+  if (auth.status !== 302 || !code) throw new Error(`seed oauth authorize: ${auth.status} ${auth.location ?? auth.text.slice(0, 200)}`);
+  const t = await s.request('POST', '/oauth/token', {
+    token: null,
+    form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: app.body.application_id, client_secret: app.body.secret },
+  });
+  if (t.status !== 200) throw new Error(`seed oauth token: ${t.status} ${t.text}`);
+  return { access: t.body.access_token, uid: app.body.application_id, secret: app.body.secret };
 }
 
 /** The states whose callers may break during a run and how to remake them. */
@@ -62,10 +97,33 @@ async function makeCaller(s: TestServer, state: TokenState, pools: Pools): Promi
       void pools;
       return t.token;
     }
+    case 'oauth':
+      return (await oauthToken(s, 'api')).access;
+    case 'oauth_read_user':
+      return (await oauthToken(s, 'read_user')).access;
+    case 'oauth_expired': {
+      const t = await oauthToken(s, 'api');
+      // Two hours is the lifetime: the fixture ages the row past it, as for the expired PAT.
+      await s.app.lw.db
+        .updateTable('oauth_access_tokens')
+        .set({ created_at: new Date(Date.now() - 3 * 3600_000).toISOString() })
+        .where('token_digest', '=', tokenDigest(s.app.lw.config.secret, t.access))
+        .execute();
+      return t.access;
+    }
+    case 'oauth_revoked': {
+      const t = await oauthToken(s, 'api');
+      const r = await s.request('POST', '/oauth/revoke', { token: null, form: { token: t.access, client_id: t.uid, client_secret: t.secret } });
+      if (r.status !== 200) throw new Error(`seed oauth revoke: ${r.status} ${r.text}`);
+      return t.access;
+    }
   }
 }
 
-const EXPECTED: Record<TokenState, number> = { none: 401, garbage: 401, admin: 200, user: 200, read_api: 200, revoked: 401, expired: 401 };
+const EXPECTED: Record<TokenState, number> = {
+  none: 401, garbage: 401, admin: 200, user: 200, read_api: 200, revoked: 401, expired: 401,
+  oauth: 200, oauth_read_user: 200, oauth_expired: 401, oauth_revoked: 401,
+};
 
 /** Re-creates any caller whose token no longer behaves as its state says (the fuzzer revoked or rotated it). */
 export async function heal(s: TestServer, pools: Pools): Promise<string[]> {
@@ -74,7 +132,9 @@ export async function heal(s: TestServer, pools: Pools): Promise<string[]> {
   if (root.status !== 200) throw new Error(`the fuzzer broke the root token the harness needs: ${root.status} ${root.text}`);
   for (const state of TOKEN_STATES) {
     const token = pools.tokens[state];
-    const r = await s.request('GET', '/user', { token });
+    const r = isOAuthState(state)
+      ? await s.request('GET', '/user', { token: null, headers: { authorization: `Bearer ${token}` } })
+      : await s.request('GET', '/user', { token });
     const adminOk = state !== 'admin' || r.body?.is_admin === true;
     if (r.status === EXPECTED[state] && adminOk) continue;
     pools.tokens[state] = await makeCaller(s, state, pools);
@@ -91,7 +151,10 @@ async function tryJson(s: TestServer, method: string, path: string, json: unknow
 /** Victim resources: users, tokens, a group, projects with a branch and a merge request when those modules exist. */
 export async function seed(s: TestServer): Promise<Pools> {
   const pools: Pools = {
-    tokens: { none: null, garbage: null, admin: null, user: null, read_api: null, revoked: null, expired: null },
+    tokens: {
+      none: null, garbage: null, admin: null, user: null, read_api: null, revoked: null, expired: null,
+      oauth: null, oauth_read_user: null, oauth_expired: null, oauth_revoked: null,
+    },
     userIds: [],
     usernames: [],
     tokenIds: [],
@@ -104,6 +167,9 @@ export async function seed(s: TestServer): Promise<Pools> {
     appIds: [],
   };
   for (const state of TOKEN_STATES) pools.tokens[state] = await makeCaller(s, state, pools);
+  // Every caller is what its state says before the run starts (heal remakes any that is not).
+  const wrong = await heal(s, pools);
+  if (wrong.length) throw new Error(`seeded callers not in their state: ${wrong.join(', ')}`);
   for (const name of ['victim-a', 'victim-b', 'victim-c']) {
     const v = await s.createUser(uniq(name));
     pools.userIds.push(v.id);

@@ -75,13 +75,17 @@ export async function startProcess(inst: Installation, env: Record<string, strin
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  let how = '';
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code, signal) => {
+    how = `exit code ${code}, signal ${signal}`;
+    ok(code);
+  }));
   const url = `http://127.0.0.1:${p}`;
   const deadline = Date.now() + 90_000;
   let done = false;
   void exited.then(() => (done = true));
   for (;;) {
-    if (done) throw new Error(`labwright exited during start-up:\n${out}`);
+    if (done) throw new Error(`labwright exited during start-up (${how}):\n${out}`);
     try {
       const r = await fetch(`${url}/-/readiness`);
       if (r.status === 200) break;

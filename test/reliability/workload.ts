@@ -33,7 +33,7 @@ export function newLedger(): Ledger {
   return { users: new Map(), tokens: [], mrs: [], statuses: {}, errors: [], chains: 0 };
 }
 
-function note(l: Ledger, what: string, r: Reply): void {
+export function note(l: Ledger, what: string, r: Pick<Reply, 'status' | 'text'>): void {
   const key = r.status === 0 ? 'no answer' : `${Math.floor(r.status / 100)}xx`;
   l.statuses[key] = (l.statuses[key] ?? 0) + 1;
   if (r.status >= 500) l.errors.push(`${what} -> ${r.status} ${r.text.slice(0, 300)}`);

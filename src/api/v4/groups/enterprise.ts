@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { apiError, notFound, unauthorized } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
+import { MAX_DB_INT } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { findResourceToken, presentResourceToken, type ResourceRef } from '../../../services/groups/access-tokens.js';
@@ -141,7 +142,7 @@ async function inventoryToken(c: Ctx, scope: any): Promise<{ row: PatRow; self: 
     if (!c.auth.token || c.auth.token.kind !== 'personal') throw unauthorized();
     id = c.auth.token.id;
     self = true;
-  } else if (/^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))) {
+  } else if (/^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) <= MAX_DB_INT) {
     id = Number(raw);
   } else {
     throw notFound();
@@ -228,7 +229,7 @@ function registerInventory(app: FastifyInstance): void {
   route(app, 'POST', '/groups/:id/manage/personal_access_tokens/:token_id/rotate', async (c) => {
     const { group } = await inventoryGroup(c);
     const raw = String(c.params.raw.token_id ?? '');
-    if (/^\d+$/.test(raw)) {
+    if (/^\d+$/.test(raw) && Number(raw) <= MAX_DB_INT) {
       // A group or project access token named here is not a personal access token: 405.
       const bot = await c.app.db
         .selectFrom('personal_access_tokens')

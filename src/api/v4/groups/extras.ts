@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { nowIso } from '../../../db/database.js';
 import { notFound } from '../../../http/errors.js';
+import { MAX_DB_INT } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { readAvatar } from '../../../services/groups/avatar.js';
 import { findGroup, loadGroupById } from '../../../services/groups/lookup.js';
@@ -73,7 +74,7 @@ async function ldapSync(c: Ctx) {
 // GET /uploads/-/system/group/avatar/:id/:file (the avatar_url of a group)
 async function avatarUpload(c: Ctx) {
   const id = Number(c.params.raw.id);
-  const group = Number.isSafeInteger(id) ? await loadGroupById(c.app.db, id) : undefined;
+  const group = Number.isSafeInteger(id) && id > 0 && id <= MAX_DB_INT ? await loadGroupById(c.app.db, id) : undefined;
   if (!group || !(await canReadGroup(c.app.db, c.user, group)) || group.avatar_path !== String(c.params.raw.file)) throw notFound();
   const file = await readAvatar(c.app, group.id, group.avatar_path);
   if (!file) throw notFound();
