@@ -43,20 +43,35 @@ export function diffCounts(before: Record<string, number>, after: Record<string,
   return out;
 }
 
+// Project deletion removes repositories after answering (its 202), so a file or directory can
+// vanish between listing and reading it: such entries are skipped, not errors.
+function vanished<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
 function collectRefs(dir: string, prefix: string, out: string[]): void {
-  if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) {
+  for (const name of vanished(() => readdirSync(dir)) ?? []) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) collectRefs(p, `${prefix}${name}/`, out);
-    else out.push(`${prefix}${name}=${readFileSync(p, 'utf8').trim()}`);
+    const st = vanished(() => statSync(p));
+    if (!st) continue;
+    if (st.isDirectory()) collectRefs(p, `${prefix}${name}/`, out);
+    else {
+      const text = vanished(() => readFileSync(p, 'utf8'));
+      if (text !== null) out.push(`${prefix}${name}=${text.trim()}`);
+    }
   }
 }
 
 function findRepos(dir: string, out: string[], depth = 0): string[] {
-  if (!existsSync(dir) || depth > 6) return out;
-  for (const name of readdirSync(dir)) {
+  if (depth > 6) return out;
+  for (const name of vanished(() => readdirSync(dir)) ?? []) {
     const p = join(dir, name);
-    if (!statSync(p).isDirectory()) continue;
+    if (!vanished(() => statSync(p))?.isDirectory()) continue;
     if (existsSync(join(p, 'HEAD')) && existsSync(join(p, 'refs'))) out.push(p);
     else findRepos(p, out, depth + 1);
   }
@@ -74,7 +89,10 @@ export function refsDigests(reposDir: string): Map<string, string> {
     const refs: string[] = [];
     collectRefs(join(repo, 'refs'), 'refs/', refs);
     h.update(refs.sort().join('\n'));
-    for (const f of ['packed-refs', 'HEAD']) if (existsSync(join(repo, f))) h.update(readFileSync(join(repo, f)));
+    for (const f of ['packed-refs', 'HEAD']) {
+      const bytes = vanished(() => readFileSync(join(repo, f)));
+      if (bytes) h.update(bytes);
+    }
     out.set(repo, h.digest('hex'));
   }
   return out;
