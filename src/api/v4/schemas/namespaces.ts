@@ -1,17 +1,11 @@
 // Namespaces (entities/namespace.ts): NamespaceBasic fields, counts, and the billing fields shown
 // to owners and administrators.
 import { Arr, Bool, Int, NInt, NStr, Str, obj, optional, NTime, NDay } from './common.js';
+import { namespaceBasicProps } from './projects.js';
 
 export const Namespace = obj(
   {
-    id: Int(),
-    name: Str(),
-    path: Str(),
-    kind: Str(),
-    full_path: Str(),
-    parent_id: NInt(),
-    avatar_url: NStr(),
-    web_url: Str(),
+    ...namespaceBasicProps,
     root_repository_size: Int(),
     projects_count: Int(),
     ...optional({

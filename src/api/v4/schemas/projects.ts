@@ -3,19 +3,19 @@
 import { Arr, Bool, Int, NInt, NStr, Str, Any, ifHas, nullable, obj, optional, Time, NDay } from './common.js';
 import { UserBasic } from './users.js';
 
-export const NamespaceBasic = obj(
-  {
-    id: Int(),
-    name: Str(),
-    path: Str(),
-    kind: Str(),
-    full_path: Str(),
-    parent_id: NInt(),
-    avatar_url: NStr(),
-    web_url: Str(),
-  },
-  { title: 'NamespaceBasic' },
-);
+/** NamespaceBasic's fields; the namespaces API's entity starts with them too. */
+export const namespaceBasicProps = {
+  id: Int(),
+  name: Str(),
+  path: Str(),
+  kind: Str(),
+  full_path: Str(),
+  parent_id: NInt(),
+  avatar_url: NStr(),
+  web_url: Str(),
+};
+
+export const NamespaceBasic = obj(namespaceBasicProps, { title: 'NamespaceBasic' });
 
 const simpleProps = {
   id: Int(),
