@@ -2,7 +2,7 @@
 // billing fields only where the spec makes them visible.
 import type { Config } from '../../../config.js';
 import type { NamespaceRow } from '../../../services/projects/lookup.js';
-import type { UserRow } from '../../../db/repositories/users.js';
+import type { UserRefRow } from '../../../db/repositories/users.js';
 import { avatarUrl } from './user.js';
 import { groupAvatarUrl } from './group.js';
 import { hosted } from '../../../services/groups/tiers.js';
@@ -14,7 +14,7 @@ export interface NamespacePresentCtx {
   isAdmin: boolean;
   /** The caller owns this namespace (Owner of the group, or the user of a personal namespace). */
   isOwner: boolean;
-  owner?: UserRow | null;
+  owner?: UserRefRow | null;
   counts: { projects: number; rootRepositorySize: number; membersWithDescendants: number; billableMembers: number };
 }
 

@@ -1,12 +1,12 @@
 // The namespaces API (spec document 3 §4.1): every endpoint needs authentication (401 otherwise).
 import type { FastifyInstance } from 'fastify';
-import { findUsersByIds } from '../../../db/repositories/users.js';
+import { findUserRefsByIds } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel, namespaceAccess } from '../../../services/access.js';
-import { canReadGroup, coveringPrefixes, underGrants, userGrants } from '../../../services/groups/visibility.js';
+import { canReadGroup, coveringPrefixes, grantedLevel, underGrants, userGrants, type Grant } from '../../../services/groups/visibility.js';
 import { namespaceByRef } from '../../../services/projects/namespaces.js';
 import type { NamespaceRow } from '../../../services/projects/lookup.js';
 import { pathFromName } from '../../../services/paths.js';
@@ -20,9 +20,9 @@ interface NamespaceCounts {
 }
 
 /**
- * The counts of a page of namespaces in three queries, whatever the page size: the subtrees of the
- * page (one LIKE per outermost namespace), their projects grouped by namespace, and the group
- * memberships in them; each namespace's figures are then summed over its own subtree.
+ * The counts of a page of namespaces: one read of the page's subtrees (one LIKE per outermost
+ * namespace), then their projects grouped by namespace and their group memberships, two queries per
+ * 500 subtree namespaces; each namespace's figures are summed over its own subtree.
  */
 async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, NamespaceCounts>> {
   const out = new Map<number, NamespaceCounts>();
@@ -56,10 +56,10 @@ async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, Name
     members.push(...m);
   }
   const traversalOf = new Map(subtree.map((n) => [n.id, n.traversal]));
+  const projectsIn = new Map(projects.map((p) => [p.namespace_id, Number(p.n)]));
   for (const ns of rows) {
     let size = 0;
     for (const p of projects) if (traversalOf.get(p.namespace_id)?.startsWith(ns.traversal)) size += Number(p.size ?? 0);
-    const own = projects.find((p) => p.namespace_id === ns.id);
     let membersCount = 0;
     if (ns.kind === 'group') {
       const users = new Set<number>();
@@ -67,7 +67,7 @@ async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, Name
       membersCount = users.size;
     }
     out.set(ns.id, {
-      projects: Number(own?.n ?? 0),
+      projects: projectsIn.get(ns.id) ?? 0,
       rootRepositorySize: size,
       membersWithDescendants: membersCount,
       billableMembers: ns.kind === 'group' ? membersCount : 1,
@@ -76,25 +76,23 @@ async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, Name
   return out;
 }
 
-async function present(c: Ctx, rows: NamespaceRow[]) {
+async function present(c: Ctx, rows: NamespaceRow[], known?: Grant[]) {
   const user = c.requireUser();
-  const owners = await findUsersByIds(c.app.db, rows.filter((r) => r.kind === 'user').map((r) => r.owner_id!));
+  const owners = await findUserRefsByIds(c.app.db, rows.filter((r) => r.kind === 'user').map((r) => r.owner_id!));
   const counts = await countsFor(c, rows);
-  const out = [];
-  for (const ns of rows) {
-    const isOwner = ns.kind === 'user' ? ns.owner_id === user.id : (await namespaceAccess(c.app.db, user, ns)) >= AccessLevel.OWNER;
-    out.push(
-      presentNamespace(ns, {
-        base: c.base,
-        config: c.app.config,
-        isAdmin: user.is_admin === 1,
-        isOwner,
-        owner: ns.owner_id !== null ? owners.get(ns.owner_id) : null,
-        counts: counts.get(ns.id)!,
-      }),
-    );
-  }
-  return out;
+  // The caller's level on every group of the page from one load of its grants (direct and shared
+  // memberships), not an access check per namespace.
+  const grants = known ?? (rows.some((r) => r.kind === 'group') ? await userGrants(c.app.db, user.id) : []);
+  return rows.map((ns) =>
+    presentNamespace(ns, {
+      base: c.base,
+      config: c.app.config,
+      isAdmin: user.is_admin === 1,
+      isOwner: ns.kind === 'user' ? ns.owner_id === user.id : grantedLevel(grants, ns.traversal) >= AccessLevel.OWNER,
+      owner: ns.owner_id !== null ? owners.get(ns.owner_id) : null,
+      counts: counts.get(ns.id)!,
+    }),
+  );
 }
 
 // GET /namespaces
@@ -105,20 +103,16 @@ async function listNamespaces(c: Ctx) {
   const topLevelOnly = c.params.bool('top_level_only') ?? false;
   const fullPathSearch = c.params.bool('full_path_search') ?? false;
   let q = c.app.db.selectFrom('namespaces').selectAll('namespaces').where('namespaces.kind', 'in', ['user', 'group']);
-  if (!user.is_admin) {
-    const grants = await userGrants(c.app.db, user.id);
+  // Administrators see every namespace unless they ask for their own.
+  let grants: Grant[] | undefined;
+  if (!user.is_admin || ownedOnly) {
+    const granted = await userGrants(c.app.db, user.id);
+    grants = granted;
+    const min = ownedOnly ? AccessLevel.OWNER : AccessLevel.MINIMAL_ACCESS;
     q = q.where((eb) =>
       eb.or([
         eb.and([eb('namespaces.kind', '=', 'user'), eb('namespaces.owner_id', '=', user.id)]),
-        eb.and([eb('namespaces.kind', '=', 'group'), underGrants(eb, grants, ownedOnly ? AccessLevel.OWNER : AccessLevel.MINIMAL_ACCESS)]),
-      ]),
-    );
-  } else if (ownedOnly) {
-    const grants = await userGrants(c.app.db, user.id);
-    q = q.where((eb) =>
-      eb.or([
-        eb.and([eb('namespaces.kind', '=', 'user'), eb('namespaces.owner_id', '=', user.id)]),
-        eb.and([eb('namespaces.kind', '=', 'group'), underGrants(eb, grants, AccessLevel.OWNER)]),
+        eb.and([eb('namespaces.kind', '=', 'group'), underGrants(eb, granted, min)]),
       ]),
     );
   }
@@ -130,7 +124,7 @@ async function listNamespaces(c: Ctx) {
   }
   q = q.orderBy('namespaces.id');
   const rows = await paginateOffset(c, q);
-  return present(c, rows);
+  return present(c, rows, grants);
 }
 
 /** Read rule of read_namespace_via_membership: admins, the personal namespace's user, group members. */
