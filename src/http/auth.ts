@@ -105,21 +105,20 @@ const INVALID = () => unauthorized();
 // Every authenticated request runs these: fixed statements without the query builder, on the
 // read connection (SQLite) or as prepared statements (PostgreSQL). Token and user are two point
 // lookups: on SQLite a LEFT JOIN returning all user columns cost several times the two lookups.
-const PAT_SQL = rawSql('select id, user_id, scopes, revoked, expires_at, last_used_at from personal_access_tokens where token_digest = ?');
-const OAUTH_SQL = rawSql(
-  'select id, resource_owner_id, application_id, scopes, expires_in, created_at, revoked_at, last_used_at from oauth_access_tokens where token_digest = ?',
-);
+const PAT_COLUMNS = ['id', 'user_id', 'scopes', 'revoked', 'expires_at', 'last_used_at'];
+const OAUTH_COLUMNS = ['id', 'resource_owner_id', 'application_id', 'scopes', 'expires_in', 'created_at', 'revoked_at', 'last_used_at'];
+const columns = (cols: string[], prefix = '') => cols.map((c) => prefix + c).join(', ');
+const PAT_SQL = rawSql(`select ${columns(PAT_COLUMNS)} from personal_access_tokens where token_digest = ?`);
+const OAUTH_SQL = rawSql(`select ${columns(OAUTH_COLUMNS)} from oauth_access_tokens where token_digest = ?`);
 const USER_SQL = rawSql('select * from users where id = ?');
 // On PostgreSQL every statement is a round trip, so the owner comes with the token, as JSON (a LEFT
 // JOIN keeps "token of a deleted user" apart from "no such token"). Columns are integers and text
 // on both dialects, so the JSON values have the same types as a plain select.
 const PAT_WITH_USER_PG = rawSql(
-  'select t.id, t.user_id, t.scopes, t.revoked, t.expires_at, t.last_used_at, row_to_json(u.*) as owner ' +
-    'from personal_access_tokens t left join users u on u.id = t.user_id where t.token_digest = ?',
+  `select ${columns(PAT_COLUMNS, 't.')}, row_to_json(u.*) as owner from personal_access_tokens t left join users u on u.id = t.user_id where t.token_digest = ?`,
 );
 const OAUTH_WITH_USER_PG = rawSql(
-  'select t.id, t.resource_owner_id, t.application_id, t.scopes, t.expires_in, t.created_at, t.revoked_at, t.last_used_at, ' +
-    'row_to_json(u.*) as owner from oauth_access_tokens t left join users u on u.id = t.resource_owner_id where t.token_digest = ?',
+  `select ${columns(OAUTH_COLUMNS, 't.')}, row_to_json(u.*) as owner from oauth_access_tokens t left join users u on u.id = t.resource_owner_id where t.token_digest = ?`,
 );
 
 interface PatRow {

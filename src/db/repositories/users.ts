@@ -31,29 +31,24 @@ export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow 
     .executeTakeFirst();
 }
 
-/** Loads many users in one query (for presenting lists without a query per item). */
 /** The columns an embedded user (UserBasic, with `bot`) is presented from. */
 export const USER_REF_COLUMNS = ['id', 'username', 'public_email', 'name', 'state', 'locked_until', 'avatar_path', 'user_type'] as const;
 export type UserRefRow = Pick<UserRow, (typeof USER_REF_COLUMNS)[number]>;
 
-/** Users by id with the UserBasic columns only (lists embed many users; a full row is 30 columns). */
-export async function findUserRefsByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRefRow>> {
+/** Users by id, in chunks of 500 ids (bounded parameter lists). */
+async function usersByIds<R extends { id: number }>(ids: number[], load: (chunk: number[]) => Promise<R[]>): Promise<Map<number, R>> {
   const unique = [...new Set(ids.filter((x) => x != null))];
-  const map = new Map<number, UserRefRow>();
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = await db.selectFrom('users').select(USER_REF_COLUMNS).where('id', 'in', unique.slice(i, i + 500)).execute();
-    for (const r of rows) map.set(r.id, r);
-  }
+  const map = new Map<number, R>();
+  for (let i = 0; i < unique.length; i += 500) for (const r of await load(unique.slice(i, i + 500))) map.set(r.id, r);
   return map;
 }
 
-export async function findUsersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
-  const unique = [...new Set(ids.filter((x) => x != null))];
-  const map = new Map<number, UserRow>();
-  if (unique.length === 0) return map;
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = await db.selectFrom('users').selectAll().where('id', 'in', unique.slice(i, i + 500)).execute();
-    for (const r of rows) map.set(r.id, r);
-  }
-  return map;
+/** Users by id with the UserBasic columns only (lists embed many users; a full row is 30 columns). */
+export function findUserRefsByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRefRow>> {
+  return usersByIds(ids, (chunk) => db.selectFrom('users').select(USER_REF_COLUMNS).where('id', 'in', chunk).execute());
+}
+
+/** Loads many users in one query per 500 (for presenting lists without a query per item). */
+export function findUsersByIds(db: Kysely<DB>, ids: number[]): Promise<Map<number, UserRow>> {
+  return usersByIds(ids, (chunk) => db.selectFrom('users').selectAll().where('id', 'in', chunk).execute());
 }
