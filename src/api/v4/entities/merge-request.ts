@@ -131,6 +131,20 @@ export function headPipelineOf(mr: MrRow, bundle: MrBundle): PipelineRow | undef
   return mr.head_sha ? bundle.pipelines.get(`${mr.source_project_id}:${mr.head_sha}`) : undefined;
 }
 
+/** The fields every merge request entity starts with (Basic, Simple, approvals). */
+export function presentMergeRequestHead(mr: MrRow): Record<string, unknown> {
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: mr.created_at,
+    updated_at: mr.updated_at,
+  };
+}
+
 /** MergeRequestBasic, in GitLab's field order. */
 export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<string, unknown> {
   const { bundle, base } = ctx;
@@ -144,21 +158,12 @@ export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<s
   const mergedBy = mr.merged_by_id !== null ? userRef(users.get(mr.merged_by_id), base) : null;
   const closedBy = mr.closed_by_id !== null ? userRef(users.get(mr.closed_by_id), base) : null;
   const full = `${fullPath(info.project, info.namespace)}!${mr.iid}`;
-  const out: Record<string, unknown> = {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.project_id,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state,
-    created_at: mr.created_at,
-    updated_at: mr.updated_at,
-    merged_by: mergedBy,
-    merge_user: mergeUser,
-    merged_at: mr.merged_at,
-    closed_by: closedBy,
-    closed_at: mr.closed_at,
-  };
+  const out: Record<string, unknown> = presentMergeRequestHead(mr);
+  out.merged_by = mergedBy;
+  out.merge_user = mergeUser;
+  out.merged_at = mr.merged_at;
+  out.closed_by = closedBy;
+  out.closed_at = mr.closed_at;
   if (ctx.renderHtml) {
     out.title_html = renderMarkdown(mr.title, { inline: true });
     out.description_html = renderMarkdown(mr.description ?? '');
@@ -247,15 +252,7 @@ export function presentMergeRequest(mr: MrRow, ctx: MrDetailCtx): Record<string,
 /** MergeRequestSimple (view=simple). */
 export function presentMergeRequestSimple(mr: MrRow, ctx: MrPresentCtx) {
   const info = ctx.bundle.projects.get(mr.project_id)!;
-  return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.project_id,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state,
-    created_at: mr.created_at,
-    updated_at: mr.updated_at,
-    web_url: mrWebUrl(ctx.base, info, mr.iid),
-  };
+  const out = presentMergeRequestHead(mr);
+  out.web_url = mrWebUrl(ctx.base, info, mr.iid);
+  return out;
 }

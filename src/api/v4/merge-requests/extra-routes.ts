@@ -12,7 +12,7 @@ import { findProject } from '../../../services/projects/lookup.js';
 import { refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { dbId, findMrById, findMrByIid, loadBundle, pathId, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { createPipeline } from '../../../services/pipelines/statuses.js';
-import { presentMergeRequestBasic } from '../entities/merge-request.js';
+import { presentMergeRequestBasic, presentMergeRequestHead } from '../entities/merge-request.js';
 import { presentPipelineBasic, presentPipelineDetailed } from '../entities/pipeline.js';
 import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs, canUpdate, mrFromPath, type MrProject } from './context.js';
@@ -20,21 +20,13 @@ import { canReadMrs, canUpdate, mrFromPath, type MrProject } from './context.js'
 async function presentApprovals(c: Ctx, mr: MrRow) {
   const rows = await c.app.db.selectFrom('merge_request_approvals').selectAll().where('merge_request_id', '=', mr.id).orderBy('id').execute();
   const users = await findUsersByIds(c.app.db, rows.map((r) => r.user_id));
-  return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.project_id,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state,
-    created_at: mr.created_at,
-    updated_at: mr.updated_at,
-    merge_status: mr.merge_status,
-    approved: rows.length > 0,
-    approvals_required: 0,
-    approvals_left: 0,
-    approved_by: rows.filter((r) => users.has(r.user_id)).map((r) => ({ user: presentUserBasic(users.get(r.user_id)!, { base: c.base }) })),
-  };
+  const out = presentMergeRequestHead(mr);
+  out.merge_status = mr.merge_status;
+  out.approved = rows.length > 0;
+  out.approvals_required = 0;
+  out.approvals_left = 0;
+  out.approved_by = rows.filter((r) => users.has(r.user_id)).map((r) => ({ user: presentUserBasic(users.get(r.user_id)!, { base: c.base }) }));
+  return out;
 }
 
 function presentAward(a: { id: number; name: string; user_id: number; created_at: string; updated_at: string; awardable_id: number; awardable_type: string }, users: Map<number, any>, base: string) {

@@ -131,7 +131,8 @@ export const TimeStats = obj(
   { title: 'TimeStats' },
 );
 
-const mrBasicProps = {
+/** The fields every merge request entity starts with (presentMergeRequestHead). */
+const mrHeadProps = {
   id: Int(),
   iid: Int(),
   project_id: Int(),
@@ -140,6 +141,10 @@ const mrBasicProps = {
   state: Str(),
   created_at: Time(),
   updated_at: Time(),
+};
+
+const mrBasicProps = {
+  ...mrHeadProps,
   merged_by: nullable(UserBasic),
   merge_user: nullable(UserBasic),
   merged_at: NTime(),
@@ -202,14 +207,7 @@ export const MergeRequestBasic = obj(mrBasicProps, { title: 'MergeRequestBasic' 
 /** MergeRequestSimple (view=simple). */
 export const MergeRequestSimple = obj(
   {
-    id: Int(),
-    iid: Int(),
-    project_id: Int(),
-    title: Str(),
-    description: NStr(),
-    state: Str(),
-    created_at: Time(),
-    updated_at: Time(),
+    ...mrHeadProps,
     web_url: Str(),
   },
   { title: 'MergeRequestSimple' },
@@ -262,14 +260,7 @@ export const MergeRequestChanges = obj({ ...mrProps, changes: Arr(obj(mrDiffProp
 
 export const MergeRequestApprovals = obj(
   {
-    id: Int(),
-    iid: Int(),
-    project_id: Int(),
-    title: Str(),
-    description: NStr(),
-    state: Str(),
-    created_at: Time(),
-    updated_at: Time(),
+    ...mrHeadProps,
     merge_status: Str(),
     approved: Bool(),
     approvals_required: Int(),

@@ -18,17 +18,11 @@ export const patProps = {
 export const PersonalAccessToken = obj(patProps, { title: 'PersonalAccessToken' });
 export const PersonalAccessTokenWithToken = obj({ ...patProps, token: Str() }, { title: 'PersonalAccessTokenWithToken' });
 
+// Group and project access tokens: a personal token's fields but `last_used_ips`.
+const { last_used_ips: _lastUsedIps, ...tokenCommonProps } = patProps;
+
 const resourceTokenProps = {
-  id: Int(),
-  name: Str(),
-  revoked: Bool(),
-  created_at: Time(),
-  description: NStr(),
-  scopes: Arr(Str()),
-  user_id: Int(),
-  last_used_at: NTime(),
-  active: Bool(),
-  expires_at: NDay(),
+  ...tokenCommonProps,
   access_level: Int(),
   resource_type: oneOfStrings(['group', 'project']),
   resource_id: Int(),

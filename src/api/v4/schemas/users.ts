@@ -99,6 +99,9 @@ export const UserListEntry = obj(
   { title: 'UserListEntry' },
 );
 
+// The enterprise user record has UserPublic's own fields but `preferred_language`.
+const { preferred_language: _preferredLanguage, ...enterprisePublicProps } = userPublicOnlyProps;
+
 /** The user record of GET /groups/:id/saml_users and /provisioned_users. */
 export const EnterpriseUser = obj(
   {
@@ -123,21 +126,7 @@ export const EnterpriseUser = obj(
     followers: Int(),
     following: Int(),
     local_time: NStr(),
-    last_sign_in_at: NTime(),
-    confirmed_at: NTime(),
-    last_activity_on: NDay(),
-    email: Str(),
-    theme_id: Int(),
-    color_scheme_id: Int(),
-    projects_limit: Int(),
-    current_sign_in_at: NTime(),
-    identities: Arr(Identity),
-    can_create_group: Bool(),
-    can_create_project: Bool(),
-    two_factor_enabled: Bool(),
-    external: Bool(),
-    private_profile: Bool(),
-    commit_email: Str(),
+    ...enterprisePublicProps,
     shared_runners_minutes_limit: NInt(),
     extra_shared_runners_minutes_limit: NInt(),
     ...optional({ scim_identities: Arr(ScimIdentity) }),
