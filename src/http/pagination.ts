@@ -1,5 +1,5 @@
 // Offset and keyset pagination (spec document 1 §4.2) as helpers every list uses.
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import { paramError } from './errors.js';
 import { MAX_DB_INT, type ParamHash, type ParamValue } from './params.js';

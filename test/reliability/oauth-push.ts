@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, csrfFrom } from '../oauth/helpers.js';
-import { ROOT_TOKEN } from './processes.js';
+import { jsonOrUndefined, ROOT_TOKEN } from './processes.js';
 import { note, type Call, type Ledger } from './workload.js';
 
 const REDIRECT_URI = 'https://reliability.example/cb';
@@ -55,12 +55,7 @@ async function send(url: string, init: RequestInit & { headers?: Record<string, 
   try {
     const r = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(60_000), ...init });
     const text = await r.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = jsonOrUndefined(text);
     return { status: r.status, body, text, location: r.headers.get('location') };
   } catch (err) {
     return { status: 0, body: undefined, text: String((err as Error).message), location: null };

@@ -119,6 +119,15 @@ export interface Reply {
 }
 
 /** A JSON request to one server; network failures become status 0 (the outcome is unknown). */
+/** A response body parsed as JSON, or undefined when it is empty or not JSON. */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function call(
   base: string,
   method: string,
@@ -137,12 +146,7 @@ export async function call(
       signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
     });
     const text = await r.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = jsonOrUndefined(text);
     return { status: r.status, body, text, headers: r.headers };
   } catch (err) {
     return { status: 0, body: undefined, text: String((err as Error).message), headers: new Headers() };
