@@ -285,7 +285,23 @@ export async function setUserState(app: AppContext, id: number, state: 'active' 
 /** The personal namespace id of a user. */
 const PERSONAL_NAMESPACE_SQL = rawSql("select id from namespaces where kind = 'user' and owner_id = ?");
 
+/**
+ * Personal namespace ids by user id, as read. The pair never changes while the user exists: the
+ * namespace is created with the user (same transaction) and deleted with it, and ids are not
+ * reused, so an entry can only be stale for a deleted user, whom no caller asks about. Per
+ * database (tests open many in one process); bounded: cleared when full.
+ */
+const personalNamespaces = new WeakMap<Database, Map<number, number>>();
+const MAX_PERSONAL_NAMESPACES = 10_000;
+
 export async function personalNamespaceId(database: Database, userId: number): Promise<number | null> {
+  let known = personalNamespaces.get(database);
+  if (!known) personalNamespaces.set(database, (known = new Map()));
+  const id = known.get(userId);
+  if (id !== undefined) return id;
   const [row] = await database.read<{ id: number }>(PERSONAL_NAMESPACE_SQL, [userId]);
-  return row?.id ?? null;
+  if (!row) return null;
+  if (known.size >= MAX_PERSONAL_NAMESPACES) known.clear();
+  known.set(userId, row.id);
+  return row.id;
 }
