@@ -3,8 +3,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type * as T from '../../db/tables/merge-requests.js';
-import { findUserRefsByIds, type UserRefRow } from '../../db/repositories/users.js';
-import type { NamespaceRow, ProjectRow } from '../projects/lookup.js';
+import { selectBatch } from '../../db/batch.js';
+import { findUserRefsByIds, USER_REF_COLUMNS, type UserRefRow } from '../../db/repositories/users.js';
+import { joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../projects/lookup.js';
 
 export type MrRow = Selectable<T.MergeRequestsTable>;
 export type LabelRow = Selectable<T.LabelsTable>;
@@ -44,66 +45,69 @@ function group<K, V>(rows: V[], key: (r: V) => K): Map<K, V[]> {
 }
 
 export async function loadProjects(db: Kysely<DB>, ids: number[]): Promise<Map<number, ProjectInfo>> {
-  const out = new Map<number, ProjectInfo>();
   const unique = [...new Set(ids)];
-  if (!unique.length) return out;
-  const projects = await db.selectFrom('projects').selectAll().where('id', 'in', unique).execute();
-  const nsIds = [...new Set(projects.map((p) => p.namespace_id))];
-  const namespaces = nsIds.length ? await db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute() : [];
-  const nsById = new Map(namespaces.map((n) => [n.id, n]));
-  for (const p of projects) {
-    const ns = nsById.get(p.namespace_id);
-    if (ns) out.set(p.id, { project: p, namespace: ns });
-  }
-  return out;
+  if (!unique.length) return new Map();
+  const { projects, namespaces } = await selectBatch(db, projectQueries(db, unique));
+  return joinProjects(projects, namespaces);
 }
 
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+
+/**
+ * Everything a page of merge requests shows besides its rows, in two waves of independent queries
+ * (each wave one round trip on PostgreSQL), plus one for group milestones' paths when there are any.
+ */
 export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectInfo[]): Promise<MrBundle> {
   const ids = rows.map((r) => r.id);
-  const empty = ids.length === 0;
-  const [assigneeRows, reviewerRows, labelRows, blockRows] = empty
-    ? [[], [], [], []]
-    : await Promise.all([
-        db.selectFrom('merge_request_assignees').select(['merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids).orderBy('position').orderBy('id').execute(),
-        db.selectFrom('merge_request_reviewers').select(['merge_request_id', 'user_id']).where('merge_request_id', 'in', ids).orderBy('id').execute(),
-        db
+  const first = ids.length
+    ? await selectBatch(db, {
+        assignees: db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
+        reviewers: db.selectFrom('merge_request_reviewers').select(['id', 'merge_request_id', 'user_id']).where('merge_request_id', 'in', ids),
+        labels: db
           .selectFrom('merge_request_labels')
           .innerJoin('labels', 'labels.id', 'merge_request_labels.label_id')
           .selectAll('labels')
           .select('merge_request_labels.merge_request_id as mr_id')
-          .where('merge_request_labels.merge_request_id', 'in', ids)
-          .execute(),
-        db
+          .where('merge_request_labels.merge_request_id', 'in', ids),
+        blocks: db
           .selectFrom('merge_request_blocks')
           .innerJoin('merge_requests as blocking', 'blocking.id', 'merge_request_blocks.blocking_merge_request_id')
           .select('merge_request_blocks.blocked_merge_request_id as blocked_id')
           .where('merge_request_blocks.blocked_merge_request_id', 'in', ids)
-          .where('blocking.state', '=', 'opened')
-          .execute(),
-      ]);
+          .where('blocking.state', '=', 'opened'),
+      })
+    : { assignees: [], reviewers: [], labels: [], blocks: [] };
+  // Shown in position order (then insertion order), as GitLab lists them.
+  const assigneeRows = first.assignees.sort((a, b) => a.position - b.position || a.id - b.id);
+  const reviewerRows = first.reviewers.sort(byId);
   const milestoneIds = [...new Set(rows.map((r) => r.milestone_id).filter((x): x is number => x !== null))];
   const userIds = rows.flatMap((r) => [r.author_id, r.merge_user_id, r.merged_by_id, r.closed_by_id].filter((x): x is number => x !== null));
   for (const a of assigneeRows) userIds.push(a.user_id);
   for (const a of reviewerRows) userIds.push(a.user_id);
+  const uniqueUsers = [...new Set(userIds)];
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const knownMap = new Map((known ?? []).map((k) => [k.project.id, k]));
   const missingProjects = projectIds.filter((id) => !knownMap.has(id));
   const shas = [...new Set(rows.map((r) => r.head_sha).filter((x): x is string => !!x))];
-  const [users, milestones, projects, pipelines] = await Promise.all([
-    findUserRefsByIds(db, userIds),
-    milestoneIds.length ? db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : Promise.resolve([]),
-    loadProjects(db, missingProjects),
-    shas.length
-      ? db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).where('sha', 'in', shas).orderBy('id', 'asc').execute()
-      : Promise.resolve([] as PipelineRow[]),
-  ]);
+  // Up to 500 users go with the rest; more (100 merge requests with many assignees) in chunks.
+  const usersInBatch = uniqueUsers.length > 0 && uniqueUsers.length <= 500;
+  const second = await selectBatch(db, {
+    ...(usersInBatch ? { users: db.selectFrom('users').select(USER_REF_COLUMNS).where('id', 'in', uniqueUsers) } : {}),
+    ...(milestoneIds.length ? { milestones: db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds) } : {}),
+    ...(missingProjects.length ? projectQueries(db, missingProjects) : {}),
+    ...(shas.length ? { pipelines: db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).where('sha', 'in', shas) } : {}),
+  });
+  const users = usersInBatch ? new Map((second.users as UserRefRow[]).map((u) => [u.id, u])) : await findUserRefsByIds(db, uniqueUsers);
+  const milestones = (second.milestones ?? []) as MilestoneRow[];
+  const projects = joinProjects((second.projects ?? []) as ProjectRow[], (second.namespaces ?? []) as NamespaceRow[]);
   for (const [id, info] of knownMap) projects.set(id, info);
   const groupIds = [...new Set(milestones.map((m) => m.group_id).filter((x): x is number => x !== null))];
   const groupRows = groupIds.length ? await db.selectFrom('namespaces').select(['id', 'full_path']).where('id', 'in', groupIds).execute() : [];
   const pipelineMap = new Map<string, PipelineRow>();
-  for (const p of pipelines) pipelineMap.set(`${p.project_id}:${p.sha}`, p); // ascending: the last one wins
+  // In id order: the latest pipeline of a sha wins.
+  for (const p of ((second.pipelines ?? []) as PipelineRow[]).sort(byId)) pipelineMap.set(`${p.project_id}:${p.sha}`, p);
   const labels = new Map<number, LabelRow[]>();
-  for (const [mrId, list] of group(labelRows, (l) => l.mr_id)) {
+  for (const [mrId, list] of group(first.labels, (l) => l.mr_id)) {
     labels.set(mrId, list.map(({ mr_id: _drop, ...l }) => l as LabelRow).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0)));
   }
   return {
@@ -114,7 +118,7 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
     milestones: new Map(milestones.map((m) => [m.id, m])),
     projects,
     pipelines: pipelineMap,
-    blocked: new Set(blockRows.map((b) => b.blocked_id)),
+    blocked: new Set(first.blocks.map((b) => b.blocked_id)),
     groupPaths: new Map(groupRows.map((g) => [g.id, g.full_path])),
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/types.js';
+import { isPostgres, selectBatch } from '../../db/batch.js';
 import type { ProjectsTable } from '../../db/tables/projects.js';
 import type { NamespacesTable } from '../../db/tables/core.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -43,7 +44,31 @@ export function repoPathFor(app: AppContext, projectId: number): string {
   return join(app.reposDir, `${projectId}.git`);
 }
 
+/** Projects by id and their namespaces, as two queries (one round trip on PostgreSQL). */
+export function projectQueries(db: Kysely<DB>, ids: number[]) {
+  return {
+    projects: db.selectFrom('projects').selectAll().where('id', 'in', ids),
+    namespaces: db.selectFrom('namespaces').selectAll().where('id', 'in', db.selectFrom('projects').select('namespace_id').where('id', 'in', ids)),
+  };
+}
+
+/** Pairs projects with their namespaces; a project whose namespace is missing is left out. */
+export function joinProjects(projects: ProjectRow[], namespaces: NamespaceRow[]): Map<number, { project: ProjectRow; namespace: NamespaceRow }> {
+  const out = new Map<number, { project: ProjectRow; namespace: NamespaceRow }>();
+  const nsById = new Map(namespaces.map((n) => [n.id, n]));
+  for (const p of projects) {
+    const ns = nsById.get(p.namespace_id);
+    if (ns) out.set(p.id, { project: p, namespace: ns });
+  }
+  return out;
+}
+
 export async function loadProjectById(db: Kysely<DB>, id: number): Promise<{ project: ProjectRow; namespace: NamespaceRow } | null> {
+  if (isPostgres(db)) {
+    const { projects, namespaces } = await selectBatch(db, projectQueries(db, [id]));
+    return joinProjects(projects, namespaces).get(id) ?? null;
+  }
+  // SQLite: two point lookups, the second skipped when there is no project.
   const project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
   if (!project) return null;
   const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirst();

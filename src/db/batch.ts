@@ -1,0 +1,39 @@
+// Several independent SELECTs in one round trip on PostgreSQL (issue 7). On this kind of machine
+// every statement sent to PostgreSQL costs a socket write and a wake-up that outweigh the query
+// itself, so a request that loads six small things pays six times. On SQLite statements are
+// function calls, and the queries simply run one after the other.
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySelect = SelectQueryBuilder<any, any, any>;
+type RowsOf<Q> = Q extends SelectQueryBuilder<any, any, infer O> ? O[] : never; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Whether a Kysely instance (or transaction) talks to PostgreSQL. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Runs the queries and returns their rows by key. On PostgreSQL they go as one statement, each
+ * query a `json_agg` subquery: rows come back as JSON objects, which for our columns (integer and
+ * text only, see migrations/helpers.ts) hold the same values the driver would give. ORDER BY
+ * inside a query is not guaranteed to survive the aggregate: callers that need an order sort the
+ * rows themselves.
+ */
+export async function selectBatch<Q extends Record<string, AnySelect>>(
+  db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  queries: Q,
+): Promise<{ [K in keyof Q]: RowsOf<Q[K]> }> {
+  const keys = Object.keys(queries);
+  const out: Record<string, unknown[]> = {};
+  if (keys.length < 2 || !isPostgres(db)) {
+    for (const k of keys) out[k] = await queries[k].execute();
+    return out as { [K in keyof Q]: RowsOf<Q[K]> };
+  }
+  const row = await db
+    .selectNoFrom(keys.map((k) => sql<unknown[]>`(select coalesce(json_agg(t), '[]'::json) from (${queries[k]}) as t)`.as(k)))
+    .executeTakeFirstOrThrow();
+  for (const k of keys) out[k] = (row as Record<string, unknown[]>)[k];
+  return out as { [K in keyof Q]: RowsOf<Q[K]> };
+}
