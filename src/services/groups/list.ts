@@ -55,7 +55,9 @@ export async function buildGroupListQuery(
   const archived = p.bool('archived');
   const customAttributes = p.has('custom_attributes') ? p.hash('custom_attributes') : undefined;
 
-  const grants = user ? await userGrants(db, user.id) : [];
+  // An administrator listing all available groups sees every group as Owner: no grants needed.
+  const needGrants = user !== null && user !== undefined && !(isAdmin && allAvailable && !owned && minAccess === undefined);
+  const grants = needGrants ? await userGrants(db, user.id) : [];
   let q = db
     .selectFrom('namespaces')
     .leftJoin('group_settings', 'group_settings.namespace_id', 'namespaces.id')
