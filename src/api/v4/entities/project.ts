@@ -2,7 +2,7 @@
 // ProjectWithAccess) and BasicProjectDetails (`simple=true`). Field order follows GitLab.
 // Presenters never query; the batch variant loads everything a list needs in a fixed number of
 // queries.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds } from '../../../services/access.js';
@@ -256,17 +256,16 @@ export async function loadPermissions(
   const groupLevels = new Map<number, number>();
   const combined = projectIds.length <= 500 && nsIds.length <= 500;
   if (combined) {
-    // The usual case (one page, or one project): both kinds of membership in one query. Each
-    // kind probes the (source_type, source_id, user_id) index once per source: `+user_id` keeps
-    // the planner off the user_id index, whose rows (every membership of the caller, thousands for
-    // a busy admin) are unbounded while the sources are at most a page and its ancestors.
-    const member = sql<number>`+${sql.ref('user_id')}`;
+    // The usual case (one page, or one project): both kinds of membership in one query. With
+    // user_id inside each branch, each source is one probe of the (source_type, source_id,
+    // user_id) index; with user_id outside, SQLite walked all of the caller's memberships
+    // (thousands for a busy administrator) while the sources are at most a page and its ancestors.
     const rows = await db
       .selectFrom('members')
       .select(['source_type', 'source_id', 'access_level'])
       .where((eb) => {
-        const kinds = [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', projectIds), eb(member, '=', user.id)])];
-        if (nsIds.length) kinds.push(eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', nsIds), eb(member, '=', user.id)]));
+        const kinds = [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', projectIds), eb('user_id', '=', user.id)])];
+        if (nsIds.length) kinds.push(eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', nsIds), eb('user_id', '=', user.id)]));
         return eb.or(kinds);
       })
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
