@@ -53,6 +53,13 @@ export async function loadProjects(db: Kysely<DB>, ids: number[]): Promise<Map<n
 
 const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 
+/** Labels by id, 500 ids per query. */
+async function labelsByIds(db: Kysely<DB>, ids: number[]): Promise<LabelRow[]> {
+  const out: LabelRow[] = [];
+  for (let i = 0; i < ids.length; i += 500) out.push(...(await db.selectFrom('labels').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute()));
+  return out;
+}
+
 /**
  * Everything a page of merge requests shows besides its rows, in two waves of independent queries
  * (each wave one round trip on PostgreSQL), plus one for group milestones' paths when there are any.
@@ -63,12 +70,8 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
     ? await selectBatch(db, {
         assignees: db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
         reviewers: db.selectFrom('merge_request_reviewers').select(['id', 'merge_request_id', 'user_id']).where('merge_request_id', 'in', ids),
-        labels: db
-          .selectFrom('merge_request_labels')
-          .innerJoin('labels', 'labels.id', 'merge_request_labels.label_id')
-          .selectAll('labels')
-          .select('merge_request_labels.merge_request_id as mr_id')
-          .where('merge_request_labels.merge_request_id', 'in', ids),
+        // Links only: a page shows few distinct labels, read once each in the second wave.
+        labelLinks: db.selectFrom('merge_request_labels').select(['merge_request_id', 'label_id']).where('merge_request_id', 'in', ids),
         blocks: db
           .selectFrom('merge_request_blocks')
           .innerJoin('merge_requests as blocking', 'blocking.id', 'merge_request_blocks.blocking_merge_request_id')
@@ -76,7 +79,7 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
           .where('merge_request_blocks.blocked_merge_request_id', 'in', ids)
           .where('blocking.state', '=', 'opened'),
       })
-    : { assignees: [], reviewers: [], labels: [], blocks: [] };
+    : { assignees: [], reviewers: [], labelLinks: [], blocks: [] };
   // Shown in position order (then insertion order), as GitLab lists them.
   const assigneeRows = first.assignees.sort((a, b) => a.position - b.position || a.id - b.id);
   const reviewerRows = first.reviewers.sort(byId);
@@ -89,10 +92,13 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
   const knownMap = new Map((known ?? []).map((k) => [k.project.id, k]));
   const missingProjects = projectIds.filter((id) => !knownMap.has(id));
   const shas = [...new Set(rows.map((r) => r.head_sha).filter((x): x is string => !!x))];
+  const labelIds = [...new Set(first.labelLinks.map((l) => l.label_id))];
+  const labelsInBatch = labelIds.length > 0 && labelIds.length <= 500;
   // Up to 500 users go with the rest; more (100 merge requests with many assignees) in chunks.
   const usersInBatch = uniqueUsers.length > 0 && uniqueUsers.length <= 500;
   const second = await selectBatch(db, {
     ...(usersInBatch ? { users: db.selectFrom('users').select(USER_REF_COLUMNS).where('id', 'in', uniqueUsers) } : {}),
+    ...(labelsInBatch ? { labels: db.selectFrom('labels').selectAll().where('id', 'in', labelIds) } : {}),
     ...(milestoneIds.length ? { milestones: db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds) } : {}),
     ...(missingProjects.length ? projectQueries(db, missingProjects) : {}),
     ...(shas.length ? { pipelines: db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).where('sha', 'in', shas) } : {}),
@@ -106,9 +112,16 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
   const pipelineMap = new Map<string, PipelineRow>();
   // In id order: the latest pipeline of a sha wins.
   for (const p of ((second.pipelines ?? []) as PipelineRow[]).sort(byId)) pipelineMap.set(`${p.project_id}:${p.sha}`, p);
+  const labelRows = labelsInBatch ? ((second.labels ?? []) as LabelRow[]) : await labelsByIds(db, labelIds);
+  const labelById = new Map(labelRows.map((l) => [l.id, l]));
   const labels = new Map<number, LabelRow[]>();
-  for (const [mrId, list] of group(first.labels, (l) => l.mr_id)) {
-    labels.set(mrId, list.map(({ mr_id: _drop, ...l }) => l as LabelRow).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0)));
+  for (const [mrId, links] of group(first.labelLinks, (l) => l.merge_request_id)) {
+    const list: LabelRow[] = [];
+    for (const link of links) {
+      const label = labelById.get(link.label_id);
+      if (label) list.push(label);
+    }
+    labels.set(mrId, list.sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0)));
   }
   return {
     users,

@@ -59,12 +59,15 @@ export function canUpdate(c: Ctx, p: MrProject, mr: MrRow): boolean {
 export async function presentOne(c: Ctx, p: MrProject, mr: MrRow, extra: Partial<MrDetailCtx> = {}): Promise<Record<string, unknown>> {
   const [bundle, production] = await Promise.all([
     loadBundle(c.app.db, [mr], [p.info]),
-    c.app.db
-      .selectFrom('deployment_merge_requests')
-      .select((eb) => eb.fn.min<string>('deployed_at').as('at'))
-      .where('merge_request_id', '=', mr.id)
-      .where('environment', '=', 'production')
-      .executeTakeFirst(),
+    // Deployments are linked to merged requests only (deployments/routes.ts).
+    mr.state === 'merged'
+      ? c.app.db
+          .selectFrom('deployment_merge_requests')
+          .select((eb) => eb.fn.min<string>('deployed_at').as('at'))
+          .where('merge_request_id', '=', mr.id)
+          .where('environment', '=', 'production')
+          .executeTakeFirst()
+      : undefined,
   ]);
   return presentMergeRequest(mr, {
     firstDeployedToProductionAt: production?.at ?? null,
