@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../types.js';
 import type { UsersTable } from '../tables/core.js';
+import { prepared } from '../prepared.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -10,9 +11,11 @@ export function isDbId(id: number): boolean {
   return Number.isSafeInteger(id) && id > 0 && id <= 2147483647;
 }
 
+const userById = prepared((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id));
+
 export async function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
   if (!isDbId(id)) return undefined;
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await userById(db, id))[0];
 }
 
 export function findUserByUsername(db: Kysely<DB>, username: string): Promise<UserRow | undefined> {

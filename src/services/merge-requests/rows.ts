@@ -4,6 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type * as T from '../../db/tables/merge-requests.js';
 import { selectBatch } from '../../db/batch.js';
+import { prepared } from '../../db/prepared.js';
 import { findUserRefsByIds, USER_REF_COLUMNS, type UserRefRow } from '../../db/repositories/users.js';
 import { joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../projects/lookup.js';
 
@@ -136,12 +137,15 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
   };
 }
 
-export function findMrByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<MrRow | undefined> {
-  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
+const mrByIid = prepared((db, projectId: number, iid: number) => db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid));
+const mrById = prepared((db, id: number) => db.selectFrom('merge_requests').selectAll().where('id', '=', id));
+
+export async function findMrByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<MrRow | undefined> {
+  return (await mrByIid(db, projectId, iid))[0];
 }
 
-export function findMrById(db: Kysely<DB>, id: number): Promise<MrRow | undefined> {
-  return db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findMrById(db: Kysely<DB>, id: number): Promise<MrRow | undefined> {
+  return (await mrById(db, id))[0];
 }
 
 /** Largest value of an `integer` column on PostgreSQL; larger ids can match nothing. */

@@ -6,6 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/types.js';
 import { isPostgres, selectBatch } from '../../db/batch.js';
+import { prepared } from '../../db/prepared.js';
 import type { ProjectsTable } from '../../db/tables/projects.js';
 import type { NamespacesTable } from '../../db/tables/core.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -69,12 +70,15 @@ export async function loadProjectById(db: Kysely<DB>, id: number): Promise<{ pro
     return joinProjects(projects, namespaces).get(id) ?? null;
   }
   // SQLite: two point lookups, the second skipped when there is no project.
-  const project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  const [project] = await projectById(db, id);
   if (!project) return null;
-  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirst();
+  const [namespace] = await namespaceById(db, project.namespace_id);
   if (!namespace) return null;
   return { project, namespace };
 }
+
+const projectById = prepared((db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id));
+const namespaceById = prepared((db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id));
 
 /** Effective access: administrators act as Owner everywhere (GitLab with admin mode on). */
 export async function effectiveAccess(db: Kysely<DB>, user: UserRow | null, project: ProjectRow, namespace: NamespaceRow): Promise<number> {

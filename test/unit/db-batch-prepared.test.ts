@@ -1,0 +1,74 @@
+// selectBatch (one round trip on PostgreSQL) and prepared (compiled once per dialect) give the same
+// rows as the query builder run directly, on the database under test.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/db/database.js';
+import { selectBatch } from '../../src/db/batch.js';
+import { prepared } from '../../src/db/prepared.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { createFreshStorage, type FreshStorage } from '../helpers/server.js';
+
+let storage: FreshStorage;
+let database: Database;
+
+const labelByTitle = prepared((db, projectId: number, title: string) =>
+  db.selectFrom('labels').select(['id', 'title', 'color']).where('project_id', '=', projectId).where('title', '=', title).where('color', '!=', '#000000'),
+);
+
+beforeAll(async () => {
+  storage = await createFreshStorage('labwright-db-');
+  database = createDatabase({ databaseUrl: storage.databaseUrl || null, dataDir: storage.dataDir });
+  await migrateToLatest(database);
+  const now = new Date().toISOString();
+  const labels = ['bug', 'feature', "it's \u00e9t\u00e9", 'x'.repeat(200)].map((title, i) => ({
+    project_id: 7, title, title_lower: title.toLowerCase(), color: i === 3 ? '#000000' : '#ff0000', description: null, priority: null, created_at: now, updated_at: now,
+  }));
+  await database.db.insertInto('labels').values(labels as never).execute();
+});
+
+afterAll(async () => {
+  await database?.close();
+  await storage?.destroy();
+});
+
+describe('prepared', () => {
+  it('binds each argument to its slot and keeps the constants of the build', async () => {
+    const [bug] = await labelByTitle(database.db, 7, 'bug');
+    expect(bug).toMatchObject({ title: 'bug', color: '#ff0000' });
+    expect(await labelByTitle(database.db, 7, "it's \u00e9t\u00e9")).toHaveLength(1);
+    expect(await labelByTitle(database.db, 8, 'bug')).toEqual([]);
+    // The constant '#000000' of the build still filters.
+    expect(await labelByTitle(database.db, 7, 'x'.repeat(200))).toEqual([]);
+  });
+
+  it('runs inside a transaction and sees its uncommitted rows', async () => {
+    const seen = await database.transaction(async (trx) => {
+      await trx.updateTable('labels').set({ title: 'renamed' }).where('title', '=', 'feature').execute();
+      const rows = await labelByTitle(trx, 7, 'renamed');
+      throw Object.assign(new Error('rollback'), { rows });
+    }).catch((err: { rows?: unknown[] }) => err.rows);
+    expect(seen).toHaveLength(1);
+    expect(await labelByTitle(database.db, 7, 'renamed')).toEqual([]);
+  });
+
+  it('refuses a build that computes a value from an argument', async () => {
+    const bad = prepared((db, title: string) => db.selectFrom('labels').select('id').where('title', 'like', `${title}%`));
+    await expect(bad(database.db, 'b')).rejects.toThrow(/computed value/);
+  });
+});
+
+describe('selectBatch', () => {
+  it('returns what each query returns alone, empty results included', async () => {
+    const db = database.db;
+    const build = () => ({
+      some: db.selectFrom('labels').selectAll().where('project_id', '=', 7).where('title', 'in', ['bug', 'feature']),
+      none: db.selectFrom('labels').select(['id']).where('project_id', '=', 999),
+      counted: db.selectFrom('labels').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', 7),
+    });
+    const batch = await selectBatch(db, build());
+    const q = build();
+    const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+    expect(batch.some.sort(byId)).toEqual((await q.some.execute()).sort(byId));
+    expect(batch.none).toEqual([]);
+    expect(batch.counted).toEqual([{ n: 4 }]);
+  });
+});
