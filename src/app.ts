@@ -99,7 +99,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' }),
   } as never) as unknown as FastifyInstance;
 
-  const rateLimiter = createRateLimiter(config.rateLimit, config.redisUrl);
+  const rateLimiter = await createRateLimiter(config.rateLimit, config.redisUrl);
   const ctx: AppContext = { config, database, db: database.db, rateLimiter, reposDir, log: app.log, onClose: [] };
   app.decorate('lw', ctx);
 

@@ -41,7 +41,7 @@ async function cliContext(): Promise<AppContext> {
     config,
     database,
     db: database.db,
-    rateLimiter: createRateLimiter(config.rateLimit, null),
+    rateLimiter: await createRateLimiter(config.rateLimit, null),
     reposDir: join(config.dataDir, 'repositories'),
     log: log as never,
     onClose: [],

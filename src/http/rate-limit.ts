@@ -1,6 +1,6 @@
 // Fixed-window request counters, per IP for anonymous callers and per user otherwise. Counters live
 // in Redis when REDIS_URL is set (shared by every process), else in this process.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RateLimitConfig } from '../config.js';
 import { ApiError } from './errors.js';
 
@@ -33,10 +33,11 @@ class MemoryCounters {
   }
 }
 
-export function createRateLimiter(config: RateLimitConfig, redisUrl: string | null): RateLimiter {
+/** The Redis client is loaded only when REDIS_URL is set (it is a large module to keep idle). */
+export async function createRateLimiter(config: RateLimitConfig, redisUrl: string | null): Promise<RateLimiter> {
   const periodMs = config.periodSeconds * 1000;
   const memory = new MemoryCounters();
-  const redis = redisUrl ? new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  const redis: Redis | null = redisUrl ? new (await import('ioredis')).Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
   redis?.on('error', () => {
     /* reported per request below; keep the process alive */
   });
