@@ -9,10 +9,10 @@ import { oauth } from './0004-oauth.js';
 import { projectGroupLinks } from './0006-project-group-links.js';
 import { performanceIndexes } from './0007-performance-indexes.js';
 import { hotPathIndexes } from './0008-hot-path-indexes.js';
-import { mergeRequestAuthorIndex } from './0009-merge-request-author-index.js';
+import { mergeRequestIndexes } from './0009-merge-request-indexes.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestAuthorIndex];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}
