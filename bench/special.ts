@@ -1,6 +1,8 @@
 // Scenarios that are not a plain ratio against a baseline: creation rate, mixed load, the
 // GitLab-tool constant-rate run, pagination depth and the cost of counting.
 import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createDatabase } from '../src/db/database.js';
 import { load, measure, toMeasure, type Measure, type Timing } from './load.js';
@@ -44,6 +46,18 @@ function createRequest(e: ScenarioEnv): autocannon.Request {
   };
 }
 
+/** Creations at `rate` per second on 10 connections, from a separate process (bench/write-load.ts). */
+async function writeLoad(c: SpecialCtx, seconds: number, rate: number): Promise<Measure> {
+  const first = c.env.seeded.nextPostBranch;
+  const args = [join(import.meta.dirname, 'write-load.ts'), c.env.url, String(c.env.seeded.mrProjectId), String(first), String(seconds), String(rate), JSON.stringify(c.headers)];
+  const out = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', ...args], { maxBuffer: 1 << 20 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+  const { measure, used } = JSON.parse(out.trim().split('\n').pop()!) as { measure: Measure; used: number };
+  c.env.seeded.nextPostBranch = first + used;
+  return measure;
+}
+
 // POST /projects/:id/merge_requests
 async function mrCreate(c: SpecialCtx): Promise<void> {
   const url = c.env.url;
@@ -58,10 +72,7 @@ async function mixed(c: SpecialCtx): Promise<void> {
   const readReqs = reads.map((path) => ({ method: 'GET' as const, path }));
   const readOnly = await measure(c.timing, c.env.url, c.headers, { requests: readReqs });
   const writeRate = Math.max(1, Math.round(readOnly.rps / 9));
-  const [r, w] = await Promise.all([
-    load(c.env.url, c.headers, c.timing.duration, { requests: readReqs }),
-    load(c.env.url, c.headers, c.timing.duration, { requests: [createRequest(c.env)], connections: 10, overallRate: writeRate }),
-  ]);
+  const [r, w] = await Promise.all([load(c.env.url, c.headers, c.timing.duration, { requests: readReqs }), writeLoad(c, c.timing.duration, writeRate)]);
   const share = w.okRps / (w.okRps + r.rps || 1);
   const ratio = r.p90 / (readOnly.p90 || 1);
   c.row({ scenario: 'mixed: read-only reads', m: readOnly, baseline: '-', result: `p90 ${readOnly.p90} ms`, goal: '(reference)', met: null });
