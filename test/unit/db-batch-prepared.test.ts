@@ -50,6 +50,17 @@ describe('prepared', () => {
     expect(await labelByTitle(database.db, 7, 'renamed')).toEqual([]);
   });
 
+  it('binds list arguments element by element, one template per list length', async () => {
+    const byTitles = prepared((db, projectId: number, titles: readonly string[]) =>
+      db.selectFrom('labels').select('title').where('project_id', '=', projectId).where('title', 'in', titles).orderBy('title'),
+    );
+    const titles = async (list: string[]) => (await byTitles(database.db, 7, list)).map((r) => r.title);
+    expect(await titles(['bug'])).toEqual(['bug']);
+    expect(await titles(['feature', 'bug', 'nope'])).toEqual(['bug', 'feature']);
+    expect(await titles(['nope', 'feature', 'bug'])).toEqual(['bug', 'feature']);
+    expect(await titles(['feature'])).toEqual(['feature']);
+  });
+
   it('refuses a build that computes a value from an argument', async () => {
     const bad = prepared((db, title: string) => db.selectFrom('labels').select('id').where('title', 'like', `${title}%`));
     await expect(bad(database.db, 'b')).rejects.toThrow(/computed value/);

@@ -13,6 +13,7 @@ import { effectiveSettings } from '../groups/settings.js';
 import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, type Grant } from '../groups/visibility.js';
 import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
+import { prepared } from '../../db/prepared.js';
 
 export interface ProjectGroupLink {
   id: number;
@@ -166,6 +167,24 @@ export function registerProjectShareAccess(): void {
  * `shared_with_groups` for a page of projects in one query (plus one for the caller's grants when
  * a link points at a group that is neither public nor internal): only groups the caller can see.
  */
+const sharedGroupsOf = prepared((db, projectIds: readonly number[]) =>
+  db
+    .selectFrom('project_group_links')
+    .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
+    .select([
+      'project_group_links.project_id',
+      'project_group_links.group_access',
+      'project_group_links.expires_at',
+      'namespaces.id',
+      'namespaces.name',
+      'namespaces.full_path',
+      'namespaces.visibility',
+      'namespaces.traversal',
+    ])
+    .where('project_group_links.project_id', 'in', projectIds)
+    .orderBy('project_group_links.id'),
+);
+
 export async function loadSharedWithGroups(
   db: Kysely<DB>,
   user: UserRow | null | undefined,
@@ -174,22 +193,7 @@ export async function loadSharedWithGroups(
   const out = new Map<number, ProjectSharedWithGroup[]>();
   let grants: Grant[] | undefined;
   for (let i = 0; i < projectIds.length; i += 500) {
-    const rows = await db
-      .selectFrom('project_group_links')
-      .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
-      .select([
-        'project_group_links.project_id',
-        'project_group_links.group_access',
-        'project_group_links.expires_at',
-        'namespaces.id',
-        'namespaces.name',
-        'namespaces.full_path',
-        'namespaces.visibility',
-        'namespaces.traversal',
-      ])
-      .where('project_group_links.project_id', 'in', projectIds.slice(i, i + 500))
-      .orderBy('project_group_links.id')
-      .execute();
+    const rows = await sharedGroupsOf(db, projectIds.slice(i, i + 500));
     for (const r of rows) {
       if (!(await groupVisible(db, user, r, () => grants, (g) => (grants = g)))) continue;
       const list = out.get(r.project_id) ?? [];

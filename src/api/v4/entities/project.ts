@@ -2,7 +2,8 @@
 // ProjectWithAccess) and BasicProjectDetails (`simple=true`). Field order follows GitLab.
 // Presenters never query; the batch variant loads everything a list needs in a fixed number of
 // queries.
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import { prepared } from '../../../db/prepared.js';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds } from '../../../services/access.js';
@@ -237,6 +238,31 @@ function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
+const unexpired = (eb: ExpressionBuilder<DB, 'members'>, day: string) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]);
+
+const projectMemberships = prepared((db, userId: number, projectIds: readonly number[], day: string) =>
+  db
+    .selectFrom('members')
+    .select(['source_type', 'source_id', 'access_level'])
+    .where('source_type', '=', 'Project')
+    .where('source_id', 'in', projectIds)
+    .where('user_id', '=', userId)
+    .where((eb) => unexpired(eb, day)),
+);
+
+const projectAndGroupMemberships = prepared((db, userId: number, projectIds: readonly number[], nsIds: readonly number[], day: string) =>
+  db
+    .selectFrom('members')
+    .select(['source_type', 'source_id', 'access_level'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', projectIds), eb('user_id', '=', userId)]),
+        eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', nsIds), eb('user_id', '=', userId)]),
+      ]),
+    )
+    .where((eb) => unexpired(eb, day)),
+);
+
 /**
  * The caller's memberships as GitLab splits them: `project_access` from a project membership (or
  * owning the personal namespace), `group_access` from the namespace and its ancestors. One query
@@ -260,16 +286,7 @@ export async function loadPermissions(
     // user_id inside each branch, each source is one probe of the (source_type, source_id,
     // user_id) index; with user_id outside, SQLite walked all of the caller's memberships
     // (thousands for a busy administrator) while the sources are at most a page and its ancestors.
-    const rows = await db
-      .selectFrom('members')
-      .select(['source_type', 'source_id', 'access_level'])
-      .where((eb) => {
-        const kinds = [eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', projectIds), eb('user_id', '=', user.id)])];
-        if (nsIds.length) kinds.push(eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', nsIds), eb('user_id', '=', user.id)]));
-        return eb.or(kinds);
-      })
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
-      .execute();
+    const rows = nsIds.length ? await projectAndGroupMemberships(db, user.id, projectIds, nsIds, today()) : await projectMemberships(db, user.id, projectIds, today());
     for (const r of rows) (r.source_type === 'Project' ? own : groupLevels).set(r.source_id, r.access_level);
   }
   for (let i = 0; !combined && i < projectIds.length; i += 500) {
