@@ -56,8 +56,13 @@ export async function resolveLabels(db: Db, info: ProjectInfo, titles: string[],
   return out;
 }
 
-export async function setLabels(db: Db, mrId: number, labelIds: number[]): Promise<void> {
-  await db.deleteFrom('merge_request_labels').where('merge_request_id', '=', mrId).execute();
+/**
+ * setLabels, setAssignees and setReviewers replace a merge request's list. `created`: the merge
+ * request was inserted in this transaction, so there is nothing to delete (ids are never reused);
+ * skipping the delete shortens the creation's hold on the project row.
+ */
+export async function setLabels(db: Db, mrId: number, labelIds: number[], created = false): Promise<void> {
+  if (!created) await db.deleteFrom('merge_request_labels').where('merge_request_id', '=', mrId).execute();
   const unique = [...new Set(labelIds)];
   if (unique.length) await db.insertInto('merge_request_labels').values(unique.map((label_id) => ({ merge_request_id: mrId, label_id }))).execute();
 }
@@ -99,16 +104,16 @@ export async function existingUserIds(db: Db, ids: number[]): Promise<number[]> 
   return unique.filter((id) => found.has(id));
 }
 
-export async function setAssignees(db: Db, mrId: number, userIds: number[]): Promise<void> {
-  await db.deleteFrom('merge_request_assignees').where('merge_request_id', '=', mrId).execute();
+export async function setAssignees(db: Db, mrId: number, userIds: number[], created = false): Promise<void> {
+  if (!created) await db.deleteFrom('merge_request_assignees').where('merge_request_id', '=', mrId).execute();
   if (userIds.length) {
     await db.insertInto('merge_request_assignees').values(userIds.map((user_id, position) => ({ merge_request_id: mrId, user_id, position }))).execute();
   }
 }
 
-export async function setReviewers(db: Db, mrId: number, userIds: number[]): Promise<void> {
+export async function setReviewers(db: Db, mrId: number, userIds: number[], created = false): Promise<void> {
   const now = nowIso();
-  await db.deleteFrom('merge_request_reviewers').where('merge_request_id', '=', mrId).execute();
+  if (!created) await db.deleteFrom('merge_request_reviewers').where('merge_request_id', '=', mrId).execute();
   if (userIds.length) {
     await db.insertInto('merge_request_reviewers').values(userIds.map((user_id) => ({ merge_request_id: mrId, user_id, state: 'unreviewed', created_at: now }))).execute();
   }

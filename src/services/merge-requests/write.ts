@@ -109,7 +109,7 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
   // the row is written in one transaction.
   const snap = await computeSnapshot(repo, source, target, null);
 
-  const id = await app.database.transaction(async (trx) => {
+  const created = await app.database.transaction(async (trx) => {
     // Incrementing the counter first locks the project row, which serialises creations per project
     // (PostgreSQL) so the duplicate check below cannot race; a rollback gives the iid back.
     const counter = await trx
@@ -145,20 +145,19 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
         created_at: now,
         updated_at: now,
       })
-      .returning('id')
+      .returningAll()
       .executeTakeFirstOrThrow();
-    await setAssignees(trx, row.id, assignees);
-    await setReviewers(trx, row.id, reviewers);
+    await setAssignees(trx, row.id, assignees, true);
+    await setReviewers(trx, row.id, reviewers, true);
     const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
     if (titles.length) {
       const labels = await resolveLabels(trx, info, titles, true);
-      await setLabels(trx, row.id, labels.map((l) => l.id));
+      await setLabels(trx, row.id, labels.map((l) => l.id), true);
     }
-    return row.id;
+    return row;
   });
-  const mr = (await findMrById(app.db, id))!;
   // A branch that moved since the snapshot was taken is seen here, as on every read.
-  return refreshMergeStatus(app, mr);
+  return refreshMergeStatus(app, created);
 }
 
 export const UPDATE_PARAMS = [
