@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
+import { prepared } from '../../db/prepared.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import type { DB } from '../../db/types.js';
 import { apiError, conflict, forbidden, notFound } from '../../http/errors.js';
@@ -13,7 +14,6 @@ import { effectiveSettings } from '../groups/settings.js';
 import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, type Grant } from '../groups/visibility.js';
 import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
-import { prepared } from '../../db/prepared.js';
 
 export interface ProjectGroupLink {
   id: number;
