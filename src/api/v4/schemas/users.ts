@@ -102,30 +102,13 @@ export const UserListEntry = obj(
 // The enterprise user record has UserPublic's own fields but `preferred_language`.
 const { preferred_language: _preferredLanguage, ...enterprisePublicProps } = userPublicOnlyProps;
 
+// The enterprise user record has User's fields but `locked` and the profile links GitLab leaves out.
+const { locked: _locked, discord: _discord, github: _github, is_followed: _isFollowed, ...enterpriseUserProps } = userProps;
+
 /** The user record of GET /groups/:id/saml_users and /provisioned_users. */
 export const EnterpriseUser = obj(
   {
-    id: Int(),
-    username: Str(),
-    name: Str(),
-    state: Str(),
-    avatar_url: NStr(),
-    web_url: Str(),
-    created_at: Time(),
-    bio: Str(),
-    location: Str(),
-    public_email: NStr(),
-    linkedin: Str(),
-    twitter: Str(),
-    website_url: Str(),
-    organization: Str(),
-    job_title: Str(),
-    pronouns: NStr(),
-    bot: Bool(),
-    work_information: NStr(),
-    followers: Int(),
-    following: Int(),
-    local_time: NStr(),
+    ...enterpriseUserProps,
     ...enterprisePublicProps,
     shared_runners_minutes_limit: NInt(),
     extra_shared_runners_minutes_limit: NInt(),
