@@ -5,7 +5,7 @@
 //   node --import tsx bench/inject-create.ts <dataDir> [count]
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { ROOT_TOKEN, SECRET } from './load.js';
+import { mrCreateBody, ROOT_TOKEN, SECRET } from './load.js';
 
 const [dir, n = '400', projectId = '2'] = process.argv.slice(2);
 if (!dir) {
@@ -17,8 +17,7 @@ const headers = { 'private-token': ROOT_TOKEN, 'content-type': 'application/json
 let branch = 1;
 async function one(): Promise<void> {
   const k = branch++;
-  const body = JSON.stringify({ source_branch: `post-${k}`, target_branch: 'main', title: `Created ${k}`, labels: 'label-3' });
-  const r = await app.inject({ method: 'POST', url: `/api/v4/projects/${projectId}/merge_requests`, headers, payload: body });
+  const r = await app.inject({ method: 'POST', url: `/api/v4/projects/${projectId}/merge_requests`, headers, payload: mrCreateBody(k) });
   if (r.statusCode !== 201) throw new Error(`${r.statusCode} ${r.body}`);
 }
 for (let i = 0; i < 50; i++) await one();

@@ -223,3 +223,20 @@ export async function postgresReachable(): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * POST /projects/:id/merge_requests, each from the next seeded `post-N` branch (`next` gives N):
+ * used by the creation, mixed-load (bench/write-load.ts) and in-process (inject-create.ts) runs.
+ */
+export function mrCreateBody(n: number): string {
+  return JSON.stringify({ source_branch: `post-${n}`, target_branch: 'main', title: `Created by the benchmark ${n}`, labels: 'label-3' });
+}
+
+export function mrCreateRequest(projectId: number, next: () => number): autocannon.Request {
+  return {
+    method: 'POST',
+    path: `/api/v4/projects/${projectId}/merge_requests`,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (req) => Object.assign({}, req, { body: mrCreateBody(next()) }),
+  };
+}

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createDatabase } from '../src/db/database.js';
-import { load, measure, toMeasure, type Measure, type Timing } from './load.js';
+import { load, measure, mrCreateRequest, toMeasure, type Measure, type Timing } from './load.js';
 import { readPaths, type ScenarioEnv } from './scenarios.js';
 
 export interface Row {
@@ -35,15 +35,7 @@ const fmt = (n: number, d = 1) => n.toFixed(d);
 
 /** Bodies for POST /merge_requests, each on its own seeded `post-N` branch. */
 function createRequest(e: ScenarioEnv): autocannon.Request {
-  return {
-    method: 'POST',
-    path: `/api/v4/projects/${e.seeded.mrProjectId}/merge_requests`,
-    headers: { 'content-type': 'application/json' },
-    setupRequest(req) {
-      const n = e.seeded.nextPostBranch++;
-      return { ...req, body: JSON.stringify({ source_branch: `post-${n}`, target_branch: 'main', title: `Created by the benchmark ${n}`, labels: 'label-3' }) };
-    },
-  };
+  return mrCreateRequest(e.seeded.mrProjectId, () => e.seeded.nextPostBranch++);
 }
 
 /** Creations at `rate` per second on 10 connections, from a separate process (bench/write-load.ts). */

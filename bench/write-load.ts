@@ -3,7 +3,7 @@
 // that delay as their latency). Forked by special.ts; prints one JSON Measure line.
 //   node --import tsx bench/write-load.ts <url> <projectId> <firstBranch> <seconds> <rate> <headers JSON>
 import autocannon from 'autocannon';
-import { toMeasure } from './load.js';
+import { mrCreateRequest, toMeasure } from './load.js';
 
 const [url, projectId, firstBranch, seconds, rate, headersJson] = process.argv.slice(2);
 let next = Number(firstBranch);
@@ -14,16 +14,6 @@ const result = await autocannon({
   duration: Number(seconds),
   overallRate: Number(rate),
   headers: JSON.parse(headersJson) as Record<string, string>,
-  requests: [
-    {
-      method: 'POST',
-      path: `/api/v4/projects/${projectId}/merge_requests`,
-      headers: { 'content-type': 'application/json' },
-      setupRequest(req) {
-        const n = next++;
-        return Object.assign({}, req, { body: JSON.stringify({ source_branch: `post-${n}`, target_branch: 'main', title: `Created by the benchmark ${n}`, labels: 'label-3' }) });
-      },
-    },
-  ],
+  requests: [mrCreateRequest(Number(projectId), () => next++)],
 });
 process.stdout.write(`${JSON.stringify({ measure: toMeasure(result), used: next - Number(firstBranch) })}\n`);
