@@ -99,10 +99,10 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
   if (opts.deferredJoin) {
     const qb = query as unknown as SelectQueryBuilder<any, any, any>;
     const id = `${opts.deferredJoin}.id`;
-    const pageIds = qb.clearSelect().select(id).limit(perPage + 1).offset(offset);
+    const pageIds = pageWindow(qb.clearSelect().select(id), perPage + 1, offset);
     rows = (await qb.clearWhere().where(id, 'in', pageIds).execute()) as O[];
   } else {
-    rows = (await query.limit(perPage + 1).offset(offset).execute()) as O[];
+    rows = (await pageWindow(query, perPage + 1, offset).execute()) as O[];
   }
   const hasNext = rows.length > perPage;
   if (hasNext) rows.pop();
@@ -115,6 +115,16 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
   }
   setOffsetHeaders(c, page, perPage, total, hasNext);
   return rows;
+}
+
+/**
+ * LIMIT and OFFSET of a page; a first page has no OFFSET. On PostgreSQL a statement with `OFFSET $n`
+ * is planned again on every execution (see LiteralLimitCompiler in db/database.ts); without it the
+ * first page, by far the most asked for, keeps one generic plan.
+ */
+export function pageWindow<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, limit: number, offset: number): SelectQueryBuilder<DB, TB, O> {
+  const limited = query.limit(limit);
+  return offset > 0 ? limited.offset(offset) : limited;
 }
 
 /** Recent counts by SQL and parameters, with the write epoch and time they were taken at. */

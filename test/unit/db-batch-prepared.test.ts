@@ -83,3 +83,20 @@ describe('selectBatch', () => {
     expect(batch.counted).toEqual([{ n: 4 }]);
   });
 });
+
+describe('LIMIT on PostgreSQL', () => {
+  it('is written as a literal, so a page statement keeps one generic plan; the rows are the same', async () => {
+    const q = database.db.selectFrom('labels').select('title').where('project_id', '=', 7).orderBy('id').limit(2);
+    const compiled = q.compile();
+    if (database.dialect === 'postgres') {
+      expect(compiled.sql).toMatch(/limit 2$/);
+      expect(compiled.parameters).toEqual([7]);
+    } else {
+      expect(compiled.sql).toMatch(/limit \?$/);
+    }
+    expect((await q.execute()).map((r) => r.title)).toEqual(['bug', 'feature']);
+    // A later page (an OFFSET, kept as a parameter) reads the right rows too.
+    const offset = await database.db.selectFrom('labels').select('title').where('project_id', '=', 7).orderBy('id').limit(1).offset(1).execute();
+    expect(offset.map((r) => r.title)).toEqual(['feature']);
+  });
+});
