@@ -1,6 +1,7 @@
 // Offset and keyset pagination (spec document 1 §4.2) as helpers every list uses.
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
+import { EpochCache } from '../db/epoch-cache.js';
 import { paramError } from './errors.js';
 import { MAX_DB_INT, type ParamHash, type ParamValue } from './params.js';
 import type { Ctx } from './route.js';
@@ -127,15 +128,15 @@ export function pageWindow<DB, TB extends keyof DB, O>(query: SelectQueryBuilder
   return offset > 0 ? limited.offset(offset) : limited;
 }
 
-/** Recent counts by SQL and parameters, with the write epoch and time they were taken at. */
-const counts = new Map<string, { n: number | null; epoch: number; at: number }>();
-const COUNT_TTL_MS = 1000;
+/** Recent counts by SQL and parameters. */
+const counts = new EpochCache<number | null>(1000);
 
 /**
  * Counts the rows of a query, stopping past MAX_COUNT; null when there are more. A count is reused
- * for up to a second while this process has written nothing to the database: X-Total of a busy
- * list then costs one count per second instead of one per request. Writes through this process
- * are seen at once; writes by another process on the same database within that second at most.
+ * for up to a second while this process has written nothing to the database (EpochCache): X-Total
+ * of a busy list then costs one count per second instead of one per request. Writes through this
+ * process are seen at once; writes by another process on the same database within that second at
+ * most.
  */
 export async function boundedCount<DB, TB extends keyof DB, O>(
   database: Database,
@@ -149,15 +150,13 @@ export async function boundedCount<DB, TB extends keyof DB, O>(
   const counting = database.db.selectFrom(inner.as('bounded')).select((eb) => eb.fn.countAll<number>().as('n'));
   const compiled = counting.compile();
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  const hit = counts.get(database, key);
+  if (hit !== undefined) return hit;
   const epoch = database.writeEpoch();
-  const now = Date.now();
-  const hit = counts.get(key);
-  if (hit && hit.epoch === epoch && now - hit.at < COUNT_TTL_MS) return hit.n;
   const row = (await database.db.executeQuery(compiled)).rows[0] as { n?: number | string } | undefined;
   const raw = Number(row?.n ?? 0);
   const n = raw > MAX_COUNT ? null : raw;
-  if (counts.size >= 1000) counts.clear();
-  counts.set(key, { n, epoch, at: now });
+  counts.set(database, key, n, epoch);
   return n;
 }
 

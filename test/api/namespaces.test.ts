@@ -88,4 +88,23 @@ describe('namespaces API', () => {
     const badParent = await s.request('GET', '/namespaces/rockets/exists?parent_id=abc', { token: bob.token });
     expect(badParent.status).toBe(400);
   });
+
+  it('shows project and member counts changed by the request before (figures are reused only while nothing was written)', async () => {
+    const read = async () => (await s.request('GET', `/namespaces/${g.id}`, { token: alice.token })).body;
+    const before = await read();
+    expect(await read()).toEqual(before);
+    const project = await s.request('POST', '/projects', { token: alice.token, json: { name: 'counted', namespace_id: sub.id } });
+    expect(project.status).toBe(201);
+    const member = await s.request('POST', `/groups/${sub.id}/members`, { token: alice.token, json: { user_id: bob.id, access_level: 30 } });
+    expect(member.status).toBe(201);
+    const after = await read();
+    expect(after.members_count_with_descendants).toBe(before.members_count_with_descendants + 1);
+    const subNs = (await s.request('GET', `/namespaces/${sub.id}`, { token: alice.token })).body;
+    expect(subNs.projects_count).toBe(1);
+    const list = (await s.request('GET', '/namespaces', { token: alice.token })).body;
+    expect(list.find((n: any) => n.id === sub.id).projects_count).toBe(1);
+    // Undo, and the figures follow at once.
+    expect((await s.request('DELETE', `/groups/${sub.id}/members/${bob.id}`, { token: alice.token })).status).toBe(204);
+    expect((await read()).members_count_with_descendants).toBe(before.members_count_with_descendants);
+  });
 });

@@ -12,7 +12,7 @@ export interface NamespacePresentCtx {
   config: Config;
   /** The caller administers the instance. */
   isAdmin: boolean;
-  /** The caller owns this namespace (Owner of the group, or the user of a personal namespace). */
+  /** The caller owns this namespace (Owner of the group, or the user of a personal namespace); not looked up for administrators, who see what owners see. */
   isOwner: boolean;
   owner?: UserRefRow | null;
   counts: { projects: number; rootRepositorySize: number; membersWithDescendants: number; billableMembers: number };

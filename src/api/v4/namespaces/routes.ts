@@ -1,6 +1,7 @@
 // The namespaces API (spec document 3 §4.1): every endpoint needs authentication (401 otherwise).
 import type { FastifyInstance } from 'fastify';
 import { findUserRefsByIds } from '../../../db/repositories/users.js';
+import { EpochCache } from '../../../db/epoch-cache.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
@@ -20,13 +21,39 @@ interface NamespaceCounts {
 }
 
 /**
- * The counts of a page of namespaces: one read of the page's subtrees (one LIKE per outermost
- * namespace), then their projects grouped by namespace and their group memberships, two queries per
- * 500 subtree namespaces; each namespace's figures are summed over its own subtree.
+ * Each namespace's figures, reused for up to a second while this process has written nothing to
+ * the database (EpochCache, as list totals are). GitLab itself serves these from statistics that a
+ * background worker refreshes; here a busy `GET /namespaces` computes them about once a second
+ * instead of on every request.
+ */
+const namespaceCounts = new EpochCache<NamespaceCounts>(1000, 5000);
+
+/**
+ * The counts of a page of namespaces: those not cached are computed together, from one read of their
+ * subtrees (one LIKE per outermost namespace), then their projects grouped by namespace and their
+ * group memberships, two queries per 500 subtree namespaces; each namespace's figures are summed
+ * over its own subtree.
  */
 async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, NamespaceCounts>> {
   const out = new Map<number, NamespaceCounts>();
-  if (rows.length === 0) return out;
+  const database = c.app.database;
+  const missing: NamespaceRow[] = [];
+  for (const ns of rows) {
+    const hit = namespaceCounts.get(database, String(ns.id));
+    if (hit) out.set(ns.id, hit);
+    else missing.push(ns);
+  }
+  if (missing.length === 0) return out;
+  const epoch = database.writeEpoch();
+  for (const [id, counts] of await computeCounts(c, missing)) {
+    namespaceCounts.set(database, String(id), counts, epoch);
+    out.set(id, counts);
+  }
+  return out;
+}
+
+async function computeCounts(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, NamespaceCounts>> {
+  const out = new Map<number, NamespaceCounts>();
   const db = c.app.db;
   const prefixes = coveringPrefixes(rows.map((r) => ({ traversal: r.traversal, level: 0 })));
   const subtree = await db
@@ -81,14 +108,16 @@ async function present(c: Ctx, rows: NamespaceRow[], known?: Grant[]) {
   const owners = await findUserRefsByIds(c.app.db, rows.filter((r) => r.kind === 'user').map((r) => r.owner_id!));
   const counts = await countsFor(c, rows);
   // The caller's level on every group of the page from one load of its grants (direct and shared
-  // memberships), not an access check per namespace.
-  const grants = known ?? (rows.some((r) => r.kind === 'group') ? await userGrants(c.app.db, user.id) : []);
+  // memberships), not an access check per namespace. Ownership only decides what an administrator
+  // sees anyway, so theirs are not loaded.
+  const isAdmin = user.is_admin === 1;
+  const grants = known ?? (!isAdmin && rows.some((r) => r.kind === 'group') ? await userGrants(c.app.db, user.id) : []);
   return rows.map((ns) =>
     presentNamespace(ns, {
       base: c.base,
       config: c.app.config,
-      isAdmin: user.is_admin === 1,
-      isOwner: ns.kind === 'user' ? ns.owner_id === user.id : grantedLevel(grants, ns.traversal) >= AccessLevel.OWNER,
+      isAdmin,
+      isOwner: ns.kind === 'user' ? ns.owner_id === user.id : !isAdmin && grantedLevel(grants, ns.traversal) >= AccessLevel.OWNER,
       owner: ns.owner_id !== null ? owners.get(ns.owner_id) : null,
       counts: counts.get(ns.id)!,
     }),

@@ -1,0 +1,37 @@
+// Short-lived caches of figures derived from the database (list totals, namespace statistics).
+import type { Database } from './database.js';
+
+interface Entry<V> {
+  value: V;
+  epoch: number;
+  at: number;
+}
+
+/**
+ * Values derived from one database, reused for at most `ttlMs` while this process has written
+ * nothing to it (`Database.writeEpoch`). Writes through this process are seen at once; writes by
+ * another process on the same database within `ttlMs` at most. Each database has its own entries,
+ * so several apps in one process (tests) never see each other's figures.
+ */
+export class EpochCache<V> {
+  private readonly byDatabase = new WeakMap<Database, Map<string, Entry<V>>>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 1000,
+  ) {}
+
+  get(database: Database, key: string): V | undefined {
+    const hit = this.byDatabase.get(database)?.get(key);
+    if (!hit || hit.epoch !== database.writeEpoch() || Date.now() - hit.at >= this.ttlMs) return undefined;
+    return hit.value;
+  }
+
+  /** Stores a value computed from reads that started at `epoch` (read it before the first query). */
+  set(database: Database, key: string, value: V, epoch: number): void {
+    let map = this.byDatabase.get(database);
+    if (!map) this.byDatabase.set(database, (map = new Map()));
+    if (map.size >= this.maxEntries) map.clear();
+    map.set(key, { value, epoch, at: Date.now() });
+  }
+}
