@@ -2,6 +2,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import { EpochCache } from '../db/epoch-cache.js';
+import { walkPageIds } from './ordered-walk.js';
 import { paramError } from './errors.js';
 import { MAX_DB_INT, type ParamHash, type ParamValue } from './params.js';
 import type { Ctx } from './route.js';
@@ -101,7 +102,8 @@ export async function paginateOffset<DB, TB extends keyof DB, O>(
     const qb = query as unknown as SelectQueryBuilder<any, any, any>;
     const id = `${opts.deferredJoin}.id`;
     const pageIds = pageWindow(qb.clearSelect().select(id), perPage + 1, offset);
-    rows = (await qb.clearWhere().where(id, 'in', pageIds).execute()) as O[];
+    const walked = await walkPageIds(c.app.database, pageIds, { perPage, offset }, () => boundedCount(c.app.database, query));
+    rows = (await qb.clearWhere().where(id, 'in', walked ?? pageIds).execute()) as O[];
   } else {
     rows = (await pageWindow(query, perPage + 1, offset).execute()) as O[];
   }
