@@ -9,6 +9,25 @@ const ORDER_INDEXES: Record<string, Record<string, string>> = {
   merge_requests: { created_at: 'merge_requests_created' },
 };
 
+/** Whether SQLite's own plan for a statement sorts its rows, by statement text. */
+const sorting = new Map<string, boolean>();
+
+/**
+ * Whether SQLite's plan sorts every match (`USE TEMP B-TREE FOR ORDER BY`), asked once per statement
+ * text. A list whose filter has an index that also gives the order (a project's MRs: project_id,
+ * created_at, id) already reads only its page, and keeps its plan.
+ */
+async function planSorts(database: Database, compiled: CompiledQuery): Promise<boolean> {
+  let sorts = sorting.get(compiled.sql);
+  if (sorts === undefined) {
+    const plan = await database.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
+    sorts = plan.rows.some((r) => r.detail === 'USE TEMP B-TREE FOR ORDER BY');
+    if (sorting.size >= 1000) sorting.clear();
+    sorting.set(compiled.sql, sorts);
+  }
+  return sorts;
+}
+
 /** Pages further than this from the start are always sorted. */
 const MAX_WALKED_PAGE_END = 2000;
 
@@ -24,7 +43,7 @@ const MAX_WALKED_PAGE_END = 2000;
  * total, counted for X-Total anyway and reused for a second), and bounded: it only looks at the
  * newest `4 ×` that many rows (at least 200, rounded up to a power of two), through a lower bound on the order column. A walk
  * that finds a full page there has the right page (every row it skipped is older than every row it
- * read); otherwise the caller sorts as before.
+ * read); otherwise the caller sorts as before. Only statements that SQLite would sort are walked.
  */
 export async function walkPageIds(
   database: Database,
@@ -39,7 +58,7 @@ export async function walkPageIds(
   const [, selected, table, where, orderTable, column, tieTable] = shape;
   if (selected !== table || orderTable !== table || tieTable !== table) return null;
   const index = ORDER_INDEXES[table]?.[column];
-  if (!index) return null;
+  if (!index || !(await planSorts(database, compiled))) return null;
 
   const matches = (await countMatches()) ?? 10_001;
   if (matches === 0) return null;
