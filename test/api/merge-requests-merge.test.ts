@@ -57,6 +57,11 @@ describe('PUT …/merge: checks in GitLab order', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ state: 'merged', should_remove_source_branch: true, merge_user: { username: 'root' }, merged_by: { username: 'root' } });
     expect(r.body.merged_at).not.toBeNull();
+    // The author's first merged request was this one: it is their first contribution, a later one is not.
+    expect((await s.request('GET', `/projects/${pid}/merge_requests/${mr.iid}`)).body.first_contribution).toBe(true);
+    await commit(s, pid, 'feat2', { 'g.txt': 'g' }, { from: 'main' });
+    const second = await openMr(s, pid, 'feat2');
+    expect((await s.request('GET', `/projects/${pid}/merge_requests/${second.iid}`)).body.first_contribution).toBe(false);
     const c = await repo(s, pid).getCommit(r.body.merge_commit_sha);
     expect(c!.message.trim()).toBe('Custom message');
     expect(c!.parent_ids[1]).toBe(head);

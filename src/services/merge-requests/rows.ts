@@ -32,6 +32,8 @@ export interface MrBundle {
   blocked: Set<number>;
   /** Full paths of the groups that own group milestones shown. */
   groupPaths: Map<number, string>;
+  /** Rows of the caller's `alsoFirst` queries, by key. */
+  also: Record<string, unknown[]>;
 }
 
 function group<K, V>(rows: V[], key: (r: V) => K): Map<K, V[]> {
@@ -65,22 +67,45 @@ async function labelsByIds(db: Kysely<DB>, ids: number[]): Promise<LabelRow[]> {
  * Everything a page of merge requests shows besides its rows, in two waves of independent queries
  * (each wave one round trip on PostgreSQL), plus one for group milestones' paths when there are any.
  */
-export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectInfo[]): Promise<MrBundle> {
+/**
+ * The users, labels, milestones, projects and pipelines of merge requests, in two waves of
+ * independent queries (one statement each on PostgreSQL). `alsoFirst` are more queries of the
+ * caller's that need nothing from the bundle: they go with the first wave, and their rows come back
+ * under `also`.
+ */
+export async function loadBundle(
+  db: Kysely<DB>,
+  rows: MrRow[],
+  known?: ProjectInfo[],
+  alsoFirst: Record<string, SelectQueryBuilder<DB, any, any>> = {}, // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<MrBundle> {
   const ids = rows.map((r) => r.id);
-  const first = ids.length
-    ? await selectBatch(db, {
-        assignees: db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
-        reviewers: db.selectFrom('merge_request_reviewers').select(['id', 'merge_request_id', 'user_id']).where('merge_request_id', 'in', ids),
-        // Links only: a page shows few distinct labels, read once each in the second wave.
-        labelLinks: db.selectFrom('merge_request_labels').select(['merge_request_id', 'label_id']).where('merge_request_id', 'in', ids),
-        blocks: db
-          .selectFrom('merge_request_blocks')
-          .innerJoin('merge_requests as blocking', 'blocking.id', 'merge_request_blocks.blocking_merge_request_id')
-          .select('merge_request_blocks.blocked_merge_request_id as blocked_id')
-          .where('merge_request_blocks.blocked_merge_request_id', 'in', ids)
-          .where('blocking.state', '=', 'opened'),
-      })
-    : { assignees: [], reviewers: [], labelLinks: [], blocks: [] };
+  type FirstWave = {
+    assignees: Array<{ id: number; merge_request_id: number; user_id: number; position: number }>;
+    reviewers: Array<{ id: number; merge_request_id: number; user_id: number }>;
+    labelLinks: Array<{ merge_request_id: number; label_id: number }>;
+    blocks: Array<{ blocked_id: number }>;
+  };
+  let first: FirstWave & Record<string, unknown[]>;
+  if (ids.length) {
+    const wave: Record<string, SelectQueryBuilder<DB, any, any>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
+      assignees: db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
+      reviewers: db.selectFrom('merge_request_reviewers').select(['id', 'merge_request_id', 'user_id']).where('merge_request_id', 'in', ids),
+      // Links only: a page shows few distinct labels, read once each in the second wave.
+      labelLinks: db.selectFrom('merge_request_labels').select(['merge_request_id', 'label_id']).where('merge_request_id', 'in', ids),
+      blocks: db
+        .selectFrom('merge_request_blocks')
+        .innerJoin('merge_requests as blocking', 'blocking.id', 'merge_request_blocks.blocking_merge_request_id')
+        .select('merge_request_blocks.blocked_merge_request_id as blocked_id')
+        .where('merge_request_blocks.blocked_merge_request_id', 'in', ids)
+        .where('blocking.state', '=', 'opened'),
+    };
+    for (const k of Object.keys(alsoFirst)) wave[k] = alsoFirst[k];
+    first = (await selectBatch(db, wave)) as FirstWave & Record<string, unknown[]>;
+  } else {
+    first = { assignees: [], reviewers: [], labelLinks: [], blocks: [] };
+    for (const k of Object.keys(alsoFirst)) first[k] = [];
+  }
   // Shown in position order (then insertion order), as GitLab lists them.
   const assigneeRows = first.assignees.sort((a, b) => a.position - b.position || a.id - b.id);
   const reviewerRows = first.reviewers.sort(byId);
@@ -136,6 +161,7 @@ export async function loadBundle(db: Kysely<DB>, rows: MrRow[], known?: ProjectI
     pipelines: pipelineMap,
     blocked: new Set(first.blocks.map((b) => b.blocked_id)),
     groupPaths: new Map(groupRows.map((g) => [g.id, g.full_path])),
+    also: Object.fromEntries(Object.keys(alsoFirst).map((k) => [k, (first as Record<string, unknown[]>)[k]])),
   };
 }
 

@@ -1,6 +1,5 @@
 // One merge request: create, read, update, delete (spec §4.2, §4.6–§4.8).
 import type { FastifyInstance } from 'fastify';
-import { prepared } from '../../../db/prepared.js';
 import { route } from '../../../http/route.js';
 import { forbidden, preconditionFailed } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
@@ -14,11 +13,6 @@ function captchaHeaders(headers: Record<string, unknown>) {
   const one = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return { response: one(headers['x-service-captcha-response']), spamLogId: one(headers['x-service-spam-log-id']) };
 }
-
-/** One other merged request of the author in the project, if any (`first_contribution`). */
-const otherMergedByAuthor = prepared((db, projectId: number, authorId: number, id: number) =>
-  db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('author_id', '=', authorId).where('state', '=', 'merged').where('id', '!=', id).limit(1),
-);
 
 export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
   // POST /projects/:id/merge_requests
@@ -43,13 +37,13 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     if (includeDiverged) {
       diverged = mr.state === 'opened' ? mr.behind_count : 0;
     }
-    const firstContribution = (await otherMergedByAuthor(c.app.db, mr.project_id, mr.author_id, mr.id)).length === 0;
-    return presentOne(c, p, mr, {
-      divergedCommitsCount: diverged,
-      includeRebaseInProgress: includeRebase === true,
-      renderHtml: renderHtml === true,
-      firstContribution,
-    });
+    return presentOne(
+      c,
+      p,
+      mr,
+      { divergedCommitsCount: diverged, includeRebaseInProgress: includeRebase === true, renderHtml: renderHtml === true },
+      { withFirstContribution: true },
+    );
   });
 
   // PUT /projects/:id/merge_requests/:merge_request_iid
