@@ -3,10 +3,11 @@
 // itself, so a request that loads six small things pays six times. On SQLite statements are
 // function calls, and the queries simply run one after the other.
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { BoundStatement } from './prepared.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnySelect = SelectQueryBuilder<any, any, any>;
-type RowsOf<Q> = Q extends SelectQueryBuilder<any, any, infer O> ? O[] : never; // eslint-disable-line @typescript-eslint/no-explicit-any
+type AnySelect = SelectQueryBuilder<any, any, any> | BoundStatement<any>;
+type RowsOf<Q> = Q extends SelectQueryBuilder<any, any, infer O> ? O[] : Q extends BoundStatement<infer R> ? R[] : never; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Whether a Kysely instance (or transaction) talks to PostgreSQL. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,7 +16,8 @@ export function isPostgres(db: Kysely<any>): boolean {
 }
 
 /**
- * Runs the queries and returns their rows by key. On PostgreSQL they go as one statement, each
+ * Runs the queries (query builders, or prepared statements with their arguments: `p.with(...)`)
+ * and returns their rows by key. On PostgreSQL they go as one statement, each
  * query a `json_agg` subquery: rows come back as JSON objects, which for our columns (integer and
  * text only, see migrations/helpers.ts) hold the same values the driver would give. ORDER BY
  * inside a query is not guaranteed to survive the aggregate: callers that need an order sort the
@@ -28,11 +30,18 @@ export async function selectBatch<Q extends Record<string, AnySelect>>(
   const keys = Object.keys(queries);
   const out: Record<string, unknown[]> = {};
   if (keys.length < 2 || !isPostgres(db)) {
-    for (const k of keys) out[k] = await queries[k].execute();
+    for (const k of keys) {
+      const q = queries[k];
+      out[k] = 'run' in q ? await q.run(db) : await q.execute();
+    }
     return out as { [K in keyof Q]: RowsOf<Q[K]> };
   }
+  const built = (k: string) => {
+    const q = queries[k];
+    return 'run' in q ? q.build(db) : q;
+  };
   const row = await db
-    .selectNoFrom(keys.map((k) => sql<unknown[]>`(select coalesce(json_agg(t), '[]'::json) from (${queries[k]}) as t)`.as(k)))
+    .selectNoFrom(keys.map((k) => sql<unknown[]>`(select coalesce(json_agg(t), '[]'::json) from (${built(k)}) as t)`.as(k)))
     .executeTakeFirstOrThrow();
   for (const k of keys) out[k] = (row as Record<string, unknown[]>)[k];
   return out as { [K in keyof Q]: RowsOf<Q[K]> };

@@ -33,7 +33,21 @@ function slotOf(p: unknown, sql: string): [number, number] | null {
  * because it runs once per shape, with placeholders. Lists must not be empty. Returns a function
  * that runs the statement on a Kysely instance or a transaction and gives its rows.
  */
-export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A) => Compilable<R>): (db: Kysely<DB>, ...args: A) => Promise<R[]> {
+export interface Prepared<A extends Arg[], R> {
+  (db: Kysely<DB>, ...args: A): Promise<R[]>;
+  /** The query itself, built with these arguments. */
+  build: (db: Kysely<DB>, ...args: A) => Compilable<R>;
+  /** The statement with its arguments, for `selectBatch` (compiled once on SQLite, batched on PostgreSQL). */
+  with: (...args: A) => BoundStatement<R>;
+}
+
+/** A prepared statement and its arguments. */
+export interface BoundStatement<R> {
+  run: (db: Kysely<DB>) => Promise<R[]>;
+  build: (db: Kysely<DB>) => Compilable<R>;
+}
+
+export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A) => Compilable<R>): Prepared<A, R> {
   const templates = new Map<string, Template>();
   function template(db: Kysely<DB>, args: A): Template {
     let key = isPostgres(db) ? 'p' : 's';
@@ -47,7 +61,7 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
     }
     return t;
   }
-  return async (db, ...args) => {
+  const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => {
     const { compiled, slots } = template(db, args);
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
@@ -59,4 +73,8 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
     const query: CompiledQuery<R> = { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters };
     return (await db.executeQuery(query)).rows;
   };
+  return Object.assign(run, {
+    build,
+    with: (...args: A): BoundStatement<R> => ({ run: (db) => run(db, ...args), build: (db) => build(db, ...args) }),
+  });
 }

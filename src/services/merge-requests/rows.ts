@@ -4,7 +4,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type * as T from '../../db/tables/merge-requests.js';
 import { selectBatch } from '../../db/batch.js';
-import { prepared } from '../../db/prepared.js';
+import { prepared, type BoundStatement } from '../../db/prepared.js';
 import { findUserRefsByIds, USER_REF_COLUMNS, type UserRefRow } from '../../db/repositories/users.js';
 import { joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../projects/lookup.js';
 
@@ -67,6 +67,27 @@ async function labelsByIds(db: Kysely<DB>, ids: number[]): Promise<LabelRow[]> {
  * Everything a page of merge requests shows besides its rows, in two waves of independent queries
  * (each wave one round trip on PostgreSQL), plus one for group milestones' paths when there are any.
  */
+// The bundle's statements, compiled once per list length (src/db/prepared.ts).
+const assigneesOf = prepared((db, ids: readonly number[]) =>
+  db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
+);
+const reviewersOf = prepared((db, ids: readonly number[]) => db.selectFrom('merge_request_reviewers').select(['id', 'merge_request_id', 'user_id']).where('merge_request_id', 'in', ids));
+const labelLinksOf = prepared((db, ids: readonly number[]) => db.selectFrom('merge_request_labels').select(['merge_request_id', 'label_id']).where('merge_request_id', 'in', ids));
+const openBlockersOf = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('merge_request_blocks')
+    .innerJoin('merge_requests as blocking', 'blocking.id', 'merge_request_blocks.blocking_merge_request_id')
+    .select('merge_request_blocks.blocked_merge_request_id as blocked_id')
+    .where('merge_request_blocks.blocked_merge_request_id', 'in', ids)
+    .where('blocking.state', '=', 'opened'),
+);
+const userRefs = prepared((db, ids: readonly number[]) => db.selectFrom('users').select(USER_REF_COLUMNS).where('id', 'in', ids));
+const labelsById = prepared((db, ids: readonly number[]) => db.selectFrom('labels').selectAll().where('id', 'in', ids));
+const milestonesById = prepared((db, ids: readonly number[]) => db.selectFrom('milestones').selectAll().where('id', 'in', ids));
+const pipelinesOf = prepared((db, projectIds: readonly number[], shas: readonly string[]) =>
+  db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).where('sha', 'in', shas),
+);
+
 /**
  * The users, labels, milestones, projects and pipelines of merge requests, in two waves of
  * independent queries (one statement each on PostgreSQL). `alsoFirst` are more queries of the
@@ -88,17 +109,12 @@ export async function loadBundle(
   };
   let first: FirstWave & Record<string, unknown[]>;
   if (ids.length) {
-    const wave: Record<string, SelectQueryBuilder<DB, any, any>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
-      assignees: db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
-      reviewers: db.selectFrom('merge_request_reviewers').select(['id', 'merge_request_id', 'user_id']).where('merge_request_id', 'in', ids),
+    const wave: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
+      assignees: assigneesOf.with(ids),
+      reviewers: reviewersOf.with(ids),
       // Links only: a page shows few distinct labels, read once each in the second wave.
-      labelLinks: db.selectFrom('merge_request_labels').select(['merge_request_id', 'label_id']).where('merge_request_id', 'in', ids),
-      blocks: db
-        .selectFrom('merge_request_blocks')
-        .innerJoin('merge_requests as blocking', 'blocking.id', 'merge_request_blocks.blocking_merge_request_id')
-        .select('merge_request_blocks.blocked_merge_request_id as blocked_id')
-        .where('merge_request_blocks.blocked_merge_request_id', 'in', ids)
-        .where('blocking.state', '=', 'opened'),
+      labelLinks: labelLinksOf.with(ids),
+      blocks: openBlockersOf.with(ids),
     };
     for (const k of Object.keys(alsoFirst)) wave[k] = alsoFirst[k];
     first = (await selectBatch(db, wave)) as FirstWave & Record<string, unknown[]>;
@@ -124,12 +140,12 @@ export async function loadBundle(
   const usersInBatch = uniqueUsers.length > 0 && uniqueUsers.length <= 500;
   // Only the queries with something to look up (stored one by one: spreading conditional
   // literals is slow on Node 20, see bench/object-spread.mjs).
-  const wave: Record<string, SelectQueryBuilder<DB, any, any>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (usersInBatch) wave.users = db.selectFrom('users').select(USER_REF_COLUMNS).where('id', 'in', uniqueUsers);
-  if (labelsInBatch) wave.labels = db.selectFrom('labels').selectAll().where('id', 'in', labelIds);
-  if (milestoneIds.length) wave.milestones = db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds);
+  const wave: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (usersInBatch) wave.users = userRefs.with(uniqueUsers);
+  if (labelsInBatch) wave.labels = labelsById.with(labelIds);
+  if (milestoneIds.length) wave.milestones = milestonesById.with(milestoneIds);
   if (missingProjects.length) Object.assign(wave, projectQueries(db, missingProjects));
-  if (shas.length) wave.pipelines = db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).where('sha', 'in', shas);
+  if (shas.length) wave.pipelines = pipelinesOf.with(projectIds, shas);
   const second = (await selectBatch(db, wave)) as Partial<Record<string, unknown[]>>;
   const users = usersInBatch ? new Map((second.users as UserRefRow[]).map((u) => [u.id, u])) : await findUserRefsByIds(db, uniqueUsers);
   const milestones = (second.milestones ?? []) as MilestoneRow[];

@@ -167,11 +167,13 @@ export function registerProjectShareAccess(): void {
  * `shared_with_groups` for a page of projects in one query (plus one for the caller's grants when
  * a link points at a group that is neither public nor internal): only groups the caller can see.
  */
-const sharedGroupsOf = prepared((db, projectIds: readonly number[]) =>
+/** The groups projects are shared with, in link order (`link_id`). */
+export const sharedGroupsOf = prepared((db, projectIds: readonly number[]) =>
   db
     .selectFrom('project_group_links')
     .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
     .select([
+      'project_group_links.id as link_id',
       'project_group_links.project_id',
       'project_group_links.group_access',
       'project_group_links.expires_at',
@@ -185,21 +187,24 @@ const sharedGroupsOf = prepared((db, projectIds: readonly number[]) =>
     .orderBy('project_group_links.id'),
 );
 
+export type SharedGroupRow = Awaited<ReturnType<typeof sharedGroupsOf>>[number];
+
+/** `fetched`: the rows of `sharedGroupsOf` for all of `projectIds`, when the caller read them already. */
 export async function loadSharedWithGroups(
   db: Kysely<DB>,
   user: UserRow | null | undefined,
   projectIds: number[],
+  fetched?: SharedGroupRow[],
 ): Promise<Map<number, ProjectSharedWithGroup[]>> {
   const out = new Map<number, ProjectSharedWithGroup[]>();
   let grants: Grant[] | undefined;
-  for (let i = 0; i < projectIds.length; i += 500) {
-    const rows = await sharedGroupsOf(db, projectIds.slice(i, i + 500));
-    for (const r of rows) {
-      if (!(await groupVisible(db, user, r, () => grants, (g) => (grants = g)))) continue;
-      const list = out.get(r.project_id) ?? [];
-      list.push({ group_id: r.id, group_name: r.name, group_full_path: r.full_path, group_access_level: r.group_access, expires_at: r.expires_at });
-      out.set(r.project_id, list);
-    }
+  let rows = fetched ? [...fetched].sort((a, b) => a.link_id - b.link_id) : [];
+  for (let i = 0; !fetched && i < projectIds.length; i += 500) rows = rows.concat(await sharedGroupsOf(db, projectIds.slice(i, i + 500)));
+  for (const r of rows) {
+    if (!(await groupVisible(db, user, r, () => grants, (g) => (grants = g)))) continue;
+    const list = out.get(r.project_id) ?? [];
+    list.push({ group_id: r.id, group_name: r.name, group_full_path: r.full_path, group_access_level: r.group_access, expires_at: r.expires_at });
+    out.set(r.project_id, list);
   }
   return out;
 }

@@ -2,14 +2,15 @@
 // ProjectWithAccess) and BasicProjectDetails (`simple=true`). Field order follows GitLab.
 // Presenters never query; the batch variant loads everything a list needs in a fixed number of
 // queries.
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
+import { isPostgres, selectBatch } from '../../../db/batch.js';
 import { prepared } from '../../../db/prepared.js';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds } from '../../../services/access.js';
 import { fullName, fullPath, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
-import { loadSharedWithGroups, type ProjectSharedWithGroup } from '../../../services/projects/share.js';
+import { loadSharedWithGroups, sharedGroupsOf, type ProjectSharedWithGroup, type SharedGroupRow } from '../../../services/projects/share.js';
 import { presentUserBasic } from './user.js';
 
 /** GitLab's instance default branch name, shown for repositories that have no branch yet. */
@@ -268,16 +269,30 @@ const projectAndGroupMemberships = prepared((db, userId: number, projectIds: rea
  * owning the personal namespace), `group_access` from the namespace and its ancestors. One query
  * for up to 500 projects (and 500 ancestor groups), two per 500 beyond.
  */
+type MembershipRow = Awaited<ReturnType<typeof projectMemberships>>[number];
+
+/** The groups whose memberships give access to these projects: their namespaces and ancestors. */
+function groupSourceIds(items: Array<{ namespace: NamespaceRow }>): number[] {
+  return [...new Set(items.flatMap((i) => (i.namespace.kind === 'group' ? ancestorIds(i.namespace) : [])))];
+}
+
+/** loadPermissions' one query for up to 500 projects and 500 groups, to run in a batch. */
+function membershipQuery(db: Kysely<DB>, userId: number, projectIds: number[], nsIds: number[]) {
+  return nsIds.length ? projectAndGroupMemberships.build(db, userId, projectIds, nsIds, today()) : projectMemberships.build(db, userId, projectIds, today());
+}
+
+/** `fetched`: the rows of `membershipQuery` for these items (at most 500 projects), when read already. */
 export async function loadPermissions(
   db: Kysely<DB>,
   user: UserRow | null | undefined,
   items: Array<{ project: ProjectRow; namespace: NamespaceRow }>,
+  fetched?: MembershipRow[],
 ): Promise<Map<number, ProjectPermissions>> {
   const out = new Map<number, ProjectPermissions>();
   for (const { project } of items) out.set(project.id, { project_access: null, group_access: null });
   if (!user || items.length === 0) return out;
   const projectIds = items.map((i) => i.project.id);
-  const nsIds = [...new Set(items.flatMap((i) => (i.namespace.kind === 'group' ? ancestorIds(i.namespace) : [])))];
+  const nsIds = groupSourceIds(items);
   const own = new Map<number, number>();
   const groupLevels = new Map<number, number>();
   const combined = projectIds.length <= 500 && nsIds.length <= 500;
@@ -286,7 +301,7 @@ export async function loadPermissions(
     // user_id inside each branch, each source is one probe of the (source_type, source_id,
     // user_id) index; with user_id outside, SQLite walked all of the caller's memberships
     // (thousands for a busy administrator) while the sources are at most a page and its ancestors.
-    const rows = nsIds.length ? await projectAndGroupMemberships(db, user.id, projectIds, nsIds, today()) : await projectMemberships(db, user.id, projectIds, today());
+    const rows = fetched ?? (nsIds.length ? await projectAndGroupMemberships(db, user.id, projectIds, nsIds, today()) : await projectMemberships(db, user.id, projectIds, today()));
     for (const r of rows) (r.source_type === 'Project' ? own : groupLevels).set(r.source_id, r.access_level);
   }
   for (let i = 0; !combined && i < projectIds.length; i += 500) {
@@ -358,16 +373,33 @@ async function loadOwners(db: Kysely<DB>, namespaces: Iterable<NamespaceRow>): P
   return findUsersByIds(db, ids);
 }
 
-/** Presents a single project with its owner and exact permissions (three small queries). */
+/** Presents a single project with its owner and exact permissions (three small queries; one statement on PostgreSQL). */
 export async function presentProjectFor(
   db: Kysely<DB>,
   row: ProjectRow,
   ns: NamespaceRow,
   ctx: { base: string; user?: UserRow | null; access?: number },
 ) {
-  const perms = await loadPermissions(db, ctx.user, [{ project: row, namespace: ns }]);
-  const owners = await loadOwners(db, [ns]);
-  const shared = await loadSharedWithGroups(db, ctx.user, [row.id]);
+  const items = [{ project: row, namespace: ns }];
+  let perms: Map<number, ProjectPermissions>;
+  let owners: Map<number, UserRow>;
+  let shared: Map<number, ProjectSharedWithGroup[]>;
+  if (isPostgres(db) && ctx.user) {
+    // One round trip for the caller's memberships, the sharing links and the owner.
+    const wave: Record<string, SelectQueryBuilder<DB, any, any>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
+      members: membershipQuery(db, ctx.user.id, [row.id], groupSourceIds(items)) as SelectQueryBuilder<DB, any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+      shared: sharedGroupsOf.build(db, [row.id]) as SelectQueryBuilder<DB, any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    if (ns.kind === 'user' && ns.owner_id !== null) wave.owners = db.selectFrom('users').selectAll().where('id', '=', ns.owner_id);
+    const rows = (await selectBatch(db, wave)) as Record<string, unknown[]>;
+    perms = await loadPermissions(db, ctx.user, items, rows.members as MembershipRow[]);
+    owners = new Map(((rows.owners ?? []) as UserRow[]).map((u) => [u.id, u]));
+    shared = await loadSharedWithGroups(db, ctx.user, [row.id], rows.shared as SharedGroupRow[]);
+  } else {
+    perms = await loadPermissions(db, ctx.user, items);
+    owners = await loadOwners(db, [ns]);
+    shared = await loadSharedWithGroups(db, ctx.user, [row.id]);
+  }
   const permissions = perms.get(row.id)!;
   return presentProject(row, ns, Object.assign({}, ctx, {
     permissions,
