@@ -42,13 +42,16 @@ export function lit(v: string | number | null): string {
 }
 
 /**
- * Refreshes PostgreSQL's planner statistics after bulk loads (otherwise it may pick sequential
- * scans; in production autovacuum keeps them). SQLite is left as a Labwright database is in
+ * Brings PostgreSQL to the state autovacuum keeps a production database in after bulk loads: planner
+ * statistics (otherwise it may pick sequential scans) and the visibility map (VACUUM; since
+ * PostgreSQL 13 autovacuum also runs after many inserts). Without the map every index-only scan
+ * visits the heap: the bounded count of the 500,000-MR list took 4.3 ms instead of 0.9–1.2 ms.
+ * SQLite is left as a Labwright database is in
  * production, where nothing runs ANALYZE: with sqlite_stat4 present, every statement whose plan
  * reads a bound value is planned again on each execution (20–40 µs each here), and skewed
  * averages (the admin who created everything is in 251 groups, a user in 3 on average) chose the
  * user_id index for membership checks, scanning all of that admin's rows.
  */
 export async function analyze(s: SeedDb): Promise<void> {
-  if (s.dialect === 'postgres') await exec(s, 'analyze');
+  if (s.dialect === 'postgres') await exec(s, 'vacuum analyze');
 }
