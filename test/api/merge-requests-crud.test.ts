@@ -65,6 +65,23 @@ describe('POST /projects/:id/merge_requests', () => {
     expect(labels.body.map((l: any) => l.name)).toEqual(['a', 'b']);
   });
 
+  it('links existing labels and creates only the missing ones, once', async () => {
+    const own = (await createProject(s, 'labelled')).id;
+    await commit(s, own, 'lab1', { 'lab1.txt': 'x' }, { from: 'main' });
+    await commit(s, own, 'lab2', { 'lab2.txt': 'y' }, { from: 'main' });
+    await commit(s, own, 'lab3', { 'lab3.txt': 'z' }, { from: 'main' });
+    const first = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'lab1', target_branch: 'main', title: 'new', labels: 'b,a' } });
+    expect(first.body.labels).toEqual(['a', 'b']);
+    const mixed = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'lab2', target_branch: 'main', title: 'mixed', labels: 'b,c,b' } });
+    expect(mixed.status).toBe(201);
+    expect(mixed.body.labels).toEqual(['b', 'c']);
+    const existing = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'lab3', target_branch: 'main', title: 'existing', labels: 'c,a' } });
+    expect(existing.status).toBe(201);
+    expect(existing.body.labels).toEqual(['a', 'c']);
+    const labels = await s.request('GET', `/projects/${own}/labels`);
+    expect(labels.body.map((l: any) => l.name)).toEqual(['a', 'b', 'c']);
+  });
+
   it('gives 409 for a duplicate open request and 422 for the same branch', async () => {
     const dup = await s.request('POST', `/projects/${pid}/merge_requests`, { json: { source_branch: 'f1', target_branch: 'main', title: 'again' } });
     expect(dup.status).toBe(409);

@@ -108,6 +108,14 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
   // the create response); Labwright prepares it before the insert, so they are filled at once and
   // the row is written in one transaction.
   const snap = await computeSnapshot(repo, source, target, null);
+  // On PostgreSQL labels that exist are looked up before the transaction: creations of one project
+  // queue on its row lock (below), so each round trip inside is waited for by every other creation.
+  // Missing labels, created with the request, are handled inside. (A label deleted in between leaves
+  // a link to nothing, which no view shows; on SQLite, where writes are serialised anyway, the lookup
+  // stays inside.)
+  const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
+  let labels = titles.length && app.database.dialect === 'postgres' ? await resolveLabels(app.db, info, titles, false) : [];
+  const allFound = labels.length > 0 && new Set(labels.map((l) => l.title)).size === new Set(titles).size;
 
   const created = await app.database.transaction(async (trx) => {
     // Incrementing the counter first locks the project row, which serialises creations per project
@@ -149,9 +157,8 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
       .executeTakeFirstOrThrow();
     await setAssignees(trx, row.id, assignees, true);
     await setReviewers(trx, row.id, reviewers, true);
-    const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
     if (titles.length) {
-      const labels = await resolveLabels(trx, info, titles, true);
+      if (!allFound) labels = await resolveLabels(trx, info, titles, true);
       await setLabels(trx, row.id, labels.map((l) => l.id), true);
     }
     return row;
