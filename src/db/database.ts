@@ -1,7 +1,8 @@
 // Kysely set-up for both dialects: one query code path, two drivers.
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type KyselyPlugin, type LimitNode, type LogEvent, PostgresDialect, PostgresQueryCompiler, type QueryCompiler, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, SqliteAdapter, SqliteDialect, sql, type Transaction, type UnknownRow, ValueNode } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { join } from 'node:path';
 import type { DB } from './types.js';
 
@@ -74,9 +75,21 @@ class LabwrightPostgresDialect extends PostgresDialect {
   }
 }
 
-// pg returns int8 (count(*), sum) as strings; our values fit in a double.
-pg.types.setTypeParser(20, (v: string) => Number(v));
-pg.types.setTypeParser(1700, (v: string) => Number(v));
+let pgModule: typeof pg | undefined;
+
+/**
+ * The PostgreSQL driver, loaded on first use: a server on the embedded SQLite database never loads
+ * it (tens of milliseconds of start-up).
+ */
+function loadPg(): typeof pg {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+    // pg returns int8 (count(*), sum) as strings; our values fit in a double.
+    pgModule.types.setTypeParser(20, (v: string) => Number(v));
+    pgModule.types.setTypeParser(1700, (v: string) => Number(v));
+  }
+  return pgModule;
+}
 
 /** SQLite runs DDL inside transactions; saying so makes Kysely's migrator wrap each run in one. */
 class TransactionalDdlSqliteAdapter extends SqliteAdapter {
@@ -403,7 +416,7 @@ function preparing(client: pg.PoolClient): pg.PoolClient {
 
 export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client whose server connection ends (restart, drop database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => undefined);
