@@ -34,7 +34,6 @@ export async function serveGit(req: IncomingMessage, res: ServerResponse, opts: 
   const optional: Partial<GitHttpOptions> = {
     contentType: header(req, 'content-type'),
     contentEncoding: header(req, 'content-encoding'),
-    contentLength: header(req, 'content-length'),
     protocol: header(req, 'git-protocol'),
     remoteAddr: req.socket.remoteAddress,
     remoteUser: opts.remoteUser,

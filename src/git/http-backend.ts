@@ -95,7 +95,6 @@ export interface GitHttpOptions {
   query: string;
   contentType?: string;
   contentEncoding?: string;
-  contentLength?: string | number;
   remoteUser?: string;
   remoteAddr?: string;
   /** The request body (the raw request); null/undefined for GET. */
@@ -159,7 +158,9 @@ export function gitHttpBackend(opts: GitHttpOptions): GitHttpResponse {
     REMOTE_ADDR: opts.remoteAddr ?? '127.0.0.1',
     GIT_PROTOCOL: sanitizeProtocol(opts.protocol),
     HTTP_CONTENT_ENCODING: opts.contentEncoding,
-    CONTENT_LENGTH: opts.contentLength === undefined ? undefined : String(opts.contentLength),
+    // No CONTENT_LENGTH: git then reads the body to its end. Told a length, git 2.39's http-backend
+    // loops forever at 100 % CPU on an end-of-file that comes before it (a client or a server that
+    // dies in the middle of a push); without one, git fails the push and exits.
   });
   // safe.directory on the command line: the server may run as another user than the repository owner.
   const args = ['-c', `safe.directory=${repo}`];
@@ -281,7 +282,6 @@ export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, op
   const optional = {
     contentType: headerValue(req, 'content-type'),
     contentEncoding: headerValue(req, 'content-encoding'),
-    contentLength: headerValue(req, 'content-length'),
     protocol: headerValue(req, 'git-protocol'),
     remoteAddr: req.socket.remoteAddress,
     remoteUser: opts.remoteUser,

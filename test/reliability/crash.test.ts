@@ -5,6 +5,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { gitProcessesLeft } from '../helpers/processes.js';
 import { call, createInstallation, DB_KIND, freePort, startProcess, type Installation, type ServerProcess } from './processes.js';
 import { cleanUpPushes, codeOp, fsckProblems, pushOp, refreshOp, setUpOAuth, setUpPushes, verifyOAuth, verifyPushes, type OAuthLedger, type PushLedger } from './oauth-push.js';
 import { createTokenOp, createUserOp, mergeAgreement, mergeOp, mergeRequestOp, newLedger, rotateOp, setUpProject, verifyLedger, type Call } from './workload.js';
@@ -103,4 +104,7 @@ it(`SIGKILL during writes loses nothing acknowledged (${DB_KIND}, ${CYCLES} kill
   await proc!.kill('SIGTERM');
   proc = null;
   if (DB_KIND === 'sqlite') expect(sqliteIntegrity(inst.dataDir)).toBe('ok');
+  // git children of killed servers see their request end and exit: none is left running (git 2.39's
+  // http-backend, given a CONTENT_LENGTH, spun at 100 % CPU forever on a body cut short).
+  expect(await gitProcessesLeft(inst.dataDir, 10_000)).toEqual([]);
 }, 240_000);
