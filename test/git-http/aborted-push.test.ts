@@ -47,6 +47,7 @@ async function abortedPush(declared: number, sent: number): Promise<void> {
   });
 }
 
+// Linux only: the leftover processes are found through /proc (CI and deployments run on Linux).
 describe.skipIf(process.platform !== 'linux')('an interrupted push', () => {
   it('leaves no git process behind', async () => {
     for (let i = 0; i < 3; i++) await abortedPush(100_000, 64);

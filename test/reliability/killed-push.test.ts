@@ -36,6 +36,7 @@ function startPush(url: string, path: string): void {
   req.write(body);
 }
 
+// Linux only: the leftover processes are found through /proc (CI and deployments run on Linux).
 it.skipIf(process.platform !== 'linux')(`SIGKILL during pushes leaves no git process running (${DB_KIND})`, async () => {
   proc = await startProcess(inst, {}, await freePort());
   const created = await call(proc.url, 'POST', '/projects', { json: { name: 'killed-push', path: 'killed-push' } });

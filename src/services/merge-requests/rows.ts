@@ -98,7 +98,7 @@ export async function loadBundle(
   db: Kysely<DB>,
   rows: MrRow[],
   known?: ProjectInfo[],
-  alsoFirst: Record<string, SelectQueryBuilder<DB, any, any>> = {}, // eslint-disable-line @typescript-eslint/no-explicit-any
+  alsoFirst: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}, // eslint-disable-line @typescript-eslint/no-explicit-any
 ): Promise<MrBundle> {
   const ids = rows.map((r) => r.id);
   type FirstWave = {
@@ -181,7 +181,8 @@ export async function loadBundle(
   };
 }
 
-const mrByIid = prepared((db, projectId: number, iid: number) => db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid));
+/** A merge request by project and iid (`mrByIid.with(projectId, iid)` in a batch). */
+export const mrByIid = prepared((db, projectId: number, iid: number) => db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid));
 const mrById = prepared((db, id: number) => db.selectFrom('merge_requests').selectAll().where('id', '=', id));
 
 export async function findMrByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<MrRow | undefined> {

@@ -6,7 +6,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/types.js';
 import { isPostgres, selectBatch } from '../../db/batch.js';
-import { prepared } from '../../db/prepared.js';
+import { prepared, type BoundStatement } from '../../db/prepared.js';
 import type { ProjectsTable } from '../../db/tables/projects.js';
 import type { NamespacesTable } from '../../db/tables/core.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -115,7 +115,7 @@ export async function findProject(
      * fewer); their rows come back under `also`, read before the access checks but never returned
      * when they fail.
      */
-    alsoRead?: (projectId: number) => Record<string, SelectQueryBuilder<DB, any, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    alsoRead?: (projectId: number) => Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>>; // eslint-disable-line @typescript-eslint/no-explicit-any
   } = {},
 ): Promise<FoundProject & { also?: Record<string, unknown[]> }> {
   let id: number | null;
@@ -136,7 +136,7 @@ export async function findProject(
   const db = c.app.db;
   if (opts.alsoRead && isPostgres(db)) {
     const extra = opts.alsoRead(id);
-    const wave: Record<string, SelectQueryBuilder<DB, any, any>> = projectQueries(db, [id]); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const wave: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = projectQueries(db, [id]); // eslint-disable-line @typescript-eslint/no-explicit-any
     for (const k of Object.keys(extra)) wave[k] = extra[k];
     const rows = (await selectBatch(db, wave)) as Record<string, unknown[]>;
     found = joinProjects(rows.projects as ProjectRow[], rows.namespaces as NamespaceRow[]).get(id) ?? null;

@@ -2,12 +2,13 @@
 // request feature's access rule, the merge request by iid, and presentation of one request.
 import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../../db/types.js';
+import { prepared, type BoundStatement } from '../../../db/prepared.js';
 import type { Ctx } from '../../../http/route.js';
 import { forbidden, notFound, unauthorized } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
 import { findProject } from '../../../services/projects/lookup.js';
 import { canMerge } from '../../../services/merge-requests/merge.js';
-import { findMrByIid, loadBundle, pathId, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
+import { findMrByIid, loadBundle, mrByIid, pathId, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { presentMergeRequest, type MrDetailCtx } from '../entities/merge-request.js';
 
 export interface MrProject {
@@ -36,18 +37,11 @@ export async function mrProject(
   return { info, access: found.access, also: found.also };
 }
 
-export function readIid(c: Ctx): number {
-  const raw = String(c.params.raw.merge_request_iid ?? '');
-  const id = pathId(raw);
-  if (id < 0) throw notFound();
-  return id;
-}
-
 /** Project + merge request by iid; unknown iid: `404 Not found` (ActiveRecord's wording). */
 export async function mrFromPath(c: Ctx, opts: { write?: boolean } = {}): Promise<MrProject & { mr: MrRow }> {
   const iid = pathId(String(c.params.raw.merge_request_iid ?? ''));
   // On PostgreSQL the request is read with its project (one round trip); on SQLite after it.
-  const alsoRead = iid >= 0 ? (projectId: number) => ({ mr: c.app.db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid) }) : undefined;
+  const alsoRead = iid >= 0 ? (projectId: number) => ({ mr: mrByIid.with(projectId, iid) }) : undefined;
   const { also, ...p } = await mrProject(c, { write: opts.write, alsoRead });
   if (iid < 0) throw notFound();
   const mr = also ? (also.mr[0] as MrRow | undefined) : await findMrByIid(c.app.db, p.info.project.id, iid);
@@ -64,16 +58,9 @@ export function canUpdate(c: Ctx, p: MrProject, mr: MrRow): boolean {
 }
 
 /** One other merged request of the author in the project, if any (`first_contribution`). */
-function otherMergedByAuthor(c: Ctx, mr: MrRow) {
-  return c.app.db
-    .selectFrom('merge_requests')
-    .select('id')
-    .where('project_id', '=', mr.project_id)
-    .where('author_id', '=', mr.author_id)
-    .where('state', '=', 'merged')
-    .where('id', '!=', mr.id)
-    .limit(1);
-}
+const otherMergedByAuthor = prepared((db, projectId: number, authorId: number, id: number) =>
+  db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('author_id', '=', authorId).where('state', '=', 'merged').where('id', '!=', id).limit(1),
+);
 
 /**
  * The full MergeRequest entity for one row. With `withFirstContribution`, `first_contribution` is
@@ -86,8 +73,8 @@ export async function presentOne(
   extra: Partial<MrDetailCtx> = {},
   opts: { withFirstContribution?: boolean } = {},
 ): Promise<Record<string, unknown>> {
-  const also: Record<string, SelectQueryBuilder<DB, any, any>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (opts.withFirstContribution) also.otherMerged = otherMergedByAuthor(c, mr);
+  const also: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (opts.withFirstContribution) also.otherMerged = otherMergedByAuthor.with(mr.project_id, mr.author_id, mr.id);
   // Deployments are linked to merged requests only (deployments/routes.ts).
   if (mr.state === 'merged') {
     also.production = c.app.db
