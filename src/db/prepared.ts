@@ -35,8 +35,6 @@ function slotOf(p: unknown, sql: string): [number, number] | null {
  */
 export interface Prepared<A extends Arg[], R> {
   (db: Kysely<DB>, ...args: A): Promise<R[]>;
-  /** The query itself, built with these arguments. */
-  build: (db: Kysely<DB>, ...args: A) => Compilable<R>;
   /** The statement with its arguments, for `selectBatch` (compiled once on SQLite, batched on PostgreSQL). */
   with: (...args: A) => BoundStatement<R>;
 }
@@ -74,7 +72,6 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
     return (await db.executeQuery(query)).rows;
   };
   return Object.assign(run, {
-    build,
     with: (...args: A): BoundStatement<R> => ({ run: (db) => run(db, ...args), build: (db) => build(db, ...args) }),
   });
 }

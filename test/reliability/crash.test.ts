@@ -2,11 +2,15 @@
 // created and rotated, branches, commits and merge requests when those modules exist, OAuth codes
 // redeemed and tokens refreshed, git pushes over HTTP), restarted on the same data, and everything
 // it acknowledged must still be there, and nothing it consumed (refresh tokens, codes) usable again.
+// And a server killed in the middle of pushes leaves no git process running: their git children
+// read the end of a body cut short, which git 2.39's http-backend, told a CONTENT_LENGTH, looped
+// on forever at 100 % CPU; Labwright lets git read the body to its end, so they fail and exit.
 import BetterSqlite3 from 'better-sqlite3';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { gitProcessesLeft } from '../helpers/processes.js';
-import { call, createInstallation, DB_KIND, freePort, startProcess, type Installation, type ServerProcess } from './processes.js';
+import { gitProcessesLeft, gitProcessesUnder } from '../helpers/processes.js';
+import { call, createInstallation, DB_KIND, freePort, ROOT_TOKEN, startProcess, type Installation, type ServerProcess } from './processes.js';
 import { cleanUpPushes, codeOp, fsckProblems, pushOp, refreshOp, setUpOAuth, setUpPushes, verifyOAuth, verifyPushes, type OAuthLedger, type PushLedger } from './oauth-push.js';
 import { createTokenOp, createUserOp, mergeAgreement, mergeOp, mergeRequestOp, newLedger, rotateOp, setUpProject, verifyLedger, type Call } from './workload.js';
 
@@ -108,3 +112,35 @@ it(`SIGKILL during writes loses nothing acknowledged (${DB_KIND}, ${CYCLES} kill
   // http-backend, given a CONTENT_LENGTH, spun at 100 % CPU forever on a body cut short).
   expect(await gitProcessesLeft(inst.dataDir, 10_000)).toEqual([]);
 }, 240_000);
+
+/** A push's ref update and the start of its pack, on a connection left open. */
+function startPush(url: string, path: string): void {
+  const command = `${'0'.repeat(40)} ${'a'.repeat(40)} refs/heads/main\0report-status\n`;
+  const pkt = (command.length + 4).toString(16).padStart(4, '0') + command;
+  const body = Buffer.concat([Buffer.from(pkt + '0000'), Buffer.from('PACK'), Buffer.from([0, 0, 0, 2, 0, 0, 0, 1])]);
+  const req = request(new URL(`${url}/${path}.git/git-receive-pack`), {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-git-receive-pack-request',
+      'Content-Length': String(body.length + 100_000),
+      Authorization: `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}`,
+    },
+  });
+  req.on('error', () => undefined);
+  req.write(body);
+}
+
+// Linux only: the leftover processes are found through /proc (CI and deployments run on Linux).
+it.skipIf(process.platform !== 'linux')(`SIGKILL during pushes leaves no git process running (${DB_KIND})`, async () => {
+  proc = await startProcess(inst, {}, await freePort());
+  const created = await call(proc.url, 'POST', '/projects', { json: { name: 'killed-push', path: 'killed-push' } });
+  expect(created.status).toBe(201);
+  for (let i = 0; i < 3; i++) startPush(proc.url, 'root/killed-push');
+  // Wait until git is reading the bodies, then kill the server.
+  for (let i = 0; i < 100 && gitProcessesUnder(inst.dataDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  expect(gitProcessesUnder(inst.dataDir).length).toBeGreaterThan(0);
+  await new Promise((r) => setTimeout(r, 300));
+  await proc.kill('SIGKILL');
+  proc = null;
+  expect(await gitProcessesLeft(inst.dataDir, 5000)).toEqual([]);
+}, 60_000);

@@ -4,7 +4,7 @@
 // queries.
 import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
 import { isPostgres, selectBatch } from '../../../db/batch.js';
-import { prepared } from '../../../db/prepared.js';
+import { prepared, type BoundStatement } from '../../../db/prepared.js';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds } from '../../../services/access.js';
@@ -276,12 +276,12 @@ function groupSourceIds(items: Array<{ namespace: NamespaceRow }>): number[] {
   return [...new Set(items.flatMap((i) => (i.namespace.kind === 'group' ? ancestorIds(i.namespace) : [])))];
 }
 
-/** loadPermissions' one query for up to 500 projects and 500 groups, to run in a batch. */
-function membershipQuery(db: Kysely<DB>, userId: number, projectIds: number[], nsIds: number[]) {
-  return nsIds.length ? projectAndGroupMemberships.build(db, userId, projectIds, nsIds, today()) : projectMemberships.build(db, userId, projectIds, today());
+/** loadPermissions' one statement for up to 500 projects and 500 groups (run alone or in a batch). */
+function membershipStatement(userId: number, projectIds: number[], nsIds: number[]) {
+  return nsIds.length ? projectAndGroupMemberships.with(userId, projectIds, nsIds, today()) : projectMemberships.with(userId, projectIds, today());
 }
 
-/** `fetched`: the rows of `membershipQuery` for these items (at most 500 projects), when read already. */
+/** `fetched`: the rows of `membershipStatement` for these items (at most 500 projects), when read already. */
 export async function loadPermissions(
   db: Kysely<DB>,
   user: UserRow | null | undefined,
@@ -301,7 +301,7 @@ export async function loadPermissions(
     // user_id inside each branch, each source is one probe of the (source_type, source_id,
     // user_id) index; with user_id outside, SQLite walked all of the caller's memberships
     // (thousands for a busy administrator) while the sources are at most a page and its ancestors.
-    const rows = fetched ?? (nsIds.length ? await projectAndGroupMemberships(db, user.id, projectIds, nsIds, today()) : await projectMemberships(db, user.id, projectIds, today()));
+    const rows = fetched ?? (await membershipStatement(user.id, projectIds, nsIds).run(db));
     for (const r of rows) (r.source_type === 'Project' ? own : groupLevels).set(r.source_id, r.access_level);
   }
   for (let i = 0; !combined && i < projectIds.length; i += 500) {
@@ -386,9 +386,9 @@ export async function presentProjectFor(
   let shared: Map<number, ProjectSharedWithGroup[]>;
   if (isPostgres(db) && ctx.user) {
     // One round trip for the caller's memberships, the sharing links and the owner.
-    const wave: Record<string, SelectQueryBuilder<DB, any, any>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
-      members: membershipQuery(db, ctx.user.id, [row.id], groupSourceIds(items)) as SelectQueryBuilder<DB, any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
-      shared: sharedGroupsOf.build(db, [row.id]) as SelectQueryBuilder<DB, any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    const wave: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
+      members: membershipStatement(ctx.user.id, [row.id], groupSourceIds(items)),
+      shared: sharedGroupsOf.with([row.id]),
     };
     if (ns.kind === 'user' && ns.owner_id !== null) wave.owners = db.selectFrom('users').selectAll().where('id', '=', ns.owner_id);
     const rows = (await selectBatch(db, wave)) as Record<string, unknown[]>;
