@@ -30,7 +30,7 @@ export interface SpecialScenario {
   kind: 'special';
   large?: boolean;
   /** Key of the run function in ./special.ts. */
-  run: 'mrCreate' | 'mixed' | 'constantRate' | 'keysetDepth' | 'offsetDepth' | 'countCost';
+  run: 'mrCreate' | 'mixed' | 'constantRate' | 'keysetDepth' | 'offsetDepth' | 'countCost' | 'oauthToken';
 }
 
 export type Scenario = RatioScenario | SpecialScenario;
@@ -49,6 +49,7 @@ export const scenarios: Scenario[] = [
   { name: 'group-mrs', kind: 'ratio', path: (e) => `/api/v4/groups/${e.seeded.rootGroupId}/merge_requests`, baseline: 'b3', goal: 0.35 },
   { name: 'namespaces', kind: 'ratio', path: () => '/api/v4/namespaces', baseline: 'b3', goal: 0.35 },
   { name: 'mr-create', kind: 'special', run: 'mrCreate' },
+  { name: 'oauth-token', kind: 'special', run: 'oauthToken' },
   { name: 'mixed', kind: 'special', run: 'mixed' },
   { name: 'rate-500', kind: 'special', run: 'constantRate' },
   { name: 'keyset-depth', kind: 'special', run: 'keysetDepth', large: true },

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase } from '../src/db/database.js';
+import { BENCH_REDIRECT_URI, type BenchOAuthApp } from './oauth.js';
 import { analyze, exec, isoPlus, lit, one, series, type SeedDb } from './sql.js';
 
 export const SEED = {
@@ -42,6 +43,8 @@ export interface Seeded {
   /** Next free `post-N` branch for creations. */
   nextPostBranch: number;
   firstUserId: number;
+  /** A confidential OAuth application owned by no one, registered through POST /applications. */
+  oauthApp: BenchOAuthApp;
   seconds: Record<string, number>;
 }
 
@@ -237,6 +240,8 @@ export async function seed(t: SeedTarget, opts: { large: boolean; log?: (msg: st
     const sub0 = await api(t, 'POST', '/groups', { name: 'sub-0', path: 'sub-0', parent_id: group.id, visibility: 'public' });
     const tplProject = await api(t, 'POST', '/projects', { name: 'template', path: 'template', namespace_id: group.id, visibility: 'public' });
     const mrProject = await projectWithTopic(t, group.id, 'mr-bench');
+    const oauth = await api(t, 'POST', '/applications', { name: 'Bench client', redirect_uri: BENCH_REDIRECT_URI, scopes: 'api', confidential: true });
+    const oauthApp: BenchOAuthApp = { id: oauth.id, uid: oauth.application_id, secret: oauth.secret, redirectUri: BENCH_REDIRECT_URI, ownerId: root.id };
 
     await timed(seconds, 'users', () => seedUsers(s, t, 1, SEED.users - 1, tplUser.id));
     const firstUser = tplUser.id;
@@ -301,6 +306,7 @@ export async function seed(t: SeedTarget, opts: { large: boolean; log?: (msg: st
       stressProjectId,
       nextPostBranch: 1,
       firstUserId: firstUser,
+      oauthApp,
       seconds,
     };
   } finally {

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createDatabase } from '../src/db/database.js';
+import { oauthToken } from './oauth.js';
 import { load, measure, mrCreateRequest, toMeasure, type Measure, type Timing } from './load.js';
 import { readPaths, type ScenarioEnv } from './scenarios.js';
 
@@ -141,4 +142,4 @@ async function countCost(c: SpecialCtx): Promise<void> {
   c.row({ scenario: 'count of a 500,000 MR list (bounded at 10,001)', m, baseline: 'page 1 with the count, 1 conn', result: `count ${fmt(median, 2)} ms (median SQL)`, goal: '≤ 2 ms', met: median <= 2 });
 }
 
-export const special = { mrCreate, mixed, constantRate, keysetDepth, offsetDepth, countCost };
+export const special = { mrCreate, mixed, constantRate, keysetDepth, offsetDepth, countCost, oauthToken };

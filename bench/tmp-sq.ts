@@ -1,0 +1,27 @@
+import Database from 'better-sqlite3';
+const db = new Database(process.argv[2] + '/labwright.sqlite3', { readonly: true });
+const t = (name: string, sql: string, args: unknown[], raw = true) => {
+  const s = db.prepare(sql); s.raw(raw);
+  for (let i = 0; i < 500; i++) s.all(args);
+  const n = 5000; const t0 = performance.now();
+  for (let i = 0; i < n; i++) s.all(args);
+  console.log(name, ((performance.now() - t0) / n * 1000).toFixed(1), 'µs', s.all(args).length);
+};
+db.prepare('begin').run();
+t('ids', 'select id from merge_requests where project_id = ? order by created_at desc, id desc limit ?', [2, 20]);
+t('full', 'select merge_requests.* from merge_requests where id in (select id from merge_requests where project_id = ? order by created_at desc, id desc limit ?) order by created_at desc, id desc', [2, 20]);
+t('full-obj', 'select merge_requests.* from merge_requests where id in (select id from merge_requests where project_id = ? order by created_at desc, id desc limit ?) order by created_at desc, id desc', [2, 20], false);
+t('idonly-outer', 'select merge_requests.id from merge_requests where id in (select id from merge_requests where project_id = ? order by created_at desc, id desc limit ?) order by created_at desc, id desc', [2, 20]);
+t('direct', 'select * from merge_requests where project_id = ? order by created_at desc, id desc limit ?', [2, 20]);
+console.log(db.prepare('explain query plan select merge_requests.* from merge_requests where id in (select id from merge_requests where project_id = ? order by created_at desc, id desc limit ?) order by created_at desc, id desc').all(2, 20));
+const cols = db.prepare('select * from merge_requests limit 1').columns();
+console.log(cols.length, cols.map(c => c.name).join(','));
+const r = db.prepare('select * from merge_requests limit 1').get() as Record<string, unknown>;
+console.log(Object.entries(r).map(([k, v]) => `${k}=${typeof v === 'string' ? v.length : v}`).join(' '));
+const inner = 'from merge_requests where id in (select id from merge_requests where project_id = ? order by created_at desc, id desc limit ?) order by created_at desc, id desc';
+t('ints', `select id,iid,project_id,source_project_id,author_id,draft,commits_count,behind_count,ff_possible,source_missing,changes_count,milestone_id,squash,allow_collaboration,time_estimate,total_time_spent,upvotes,downvotes ${inner}`, [2, 20]);
+t('nulls', `select merge_commit_sha,squash_commit_sha,in_progress_merge_commit_sha,merge_lock,merge_lock_at,force_remove_source_branch,should_remove_source_branch,discussion_locked,merge_user_id,merged_by_id,merged_at,closed_by_id,closed_at,merge_after,merge_error,approvals_before_merge ${inner}`, [2, 20]);
+t('shas', `select checked_source_sha,checked_target_sha,head_sha,start_sha,base_sha ${inner}`, [2, 20]);
+t('strs', `select title,state,source_branch,target_branch,merge_status,prepared_at,merge_params,created_at,updated_at ${inner}`, [2, 20]);
+t('one-str', `select title ${inner}`, [2, 20]);
+t('one-int', `select iid ${inner}`, [2, 20]);
