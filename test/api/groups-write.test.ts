@@ -57,6 +57,32 @@ describe('PUT /groups/:id', () => {
     expect(old.body.id).toBe(g.id);
   });
 
+  it('lists show each group with its own settings, as GET /groups/:id does (with and without a settings row)', async () => {
+    const parent = await mk(alice.token, { name: 'Listed', path: 'listed', visibility: 'public' });
+    const tuned = await mk(alice.token, { name: 'Tuned', path: 'tuned', parent_id: parent.id, visibility: 'public' });
+    const plain = await mk(alice.token, { name: 'Plain', path: 'plain', parent_id: parent.id, visibility: 'public' });
+    expect((await s.request('PUT', `/groups/${tuned.id}`, { token: alice.token, json: { project_creation_level: 'noone', two_factor_grace_period: 7, lfs_enabled: false } })).status).toBe(200);
+    expect((await s.request('POST', `/groups/${tuned.id}/archive`, { token: alice.token })).status).toBe(201);
+    // A group whose settings row is gone reads with the defaults everywhere.
+    await s.app.lw.db.deleteFrom('group_settings').where('namespace_id', '=', plain.id).execute();
+    const single = async (id: number) => (await s.request('GET', `/groups/${id}?with_projects=false`, { token: alice.token })).body;
+    const subgroups = (await s.request('GET', `/groups/${parent.id}/subgroups`, { token: alice.token })).body;
+    const all = (await s.request('GET', '/groups?search=listed', { token: alice.token })).body;
+    expect(all.map((x: any) => x.id).sort()).toEqual([parent.id, tuned.id, plain.id].sort());
+    for (const g of [tuned, plain]) {
+      const one = await single(g.id);
+      for (const list of [subgroups, all]) {
+        const listed = list.find((x: any) => x.id === g.id);
+        for (const k of ['project_creation_level', 'two_factor_grace_period', 'lfs_enabled', 'archived', 'emails_enabled', 'request_access_enabled']) {
+          expect([g.path, k, listed[k]]).toEqual([g.path, k, one[k]]);
+        }
+      }
+    }
+    expect(subgroups.find((x: any) => x.id === tuned.id)).toMatchObject({ project_creation_level: 'noone', two_factor_grace_period: 7, lfs_enabled: false, archived: true });
+    expect(subgroups.find((x: any) => x.id === plain.id)).toMatchObject({ archived: false });
+    expect(Object.keys(subgroups[0]).some((k) => k.startsWith('gs_'))).toBe(false);
+  });
+
   it('refuses bad values with GitLab errors and changes nothing', async () => {
     for (const [body, field] of [
       [{ project_creation_level: 'everyone' }, 'project_creation_level'],

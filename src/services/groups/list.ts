@@ -7,10 +7,37 @@ import type { DB } from '../../db/types.js';
 import { containsCi } from '../../db/sql-helpers.js';
 import type { Params } from '../../http/params.js';
 import { ACCESS_LEVEL_VALUES } from '../access.js';
+import { settingsOrDefault, type GroupRow, type GroupSettingsRow } from './lookup.js';
 import { tierAvailable } from './tiers.js';
 import { underGrants, userGrants, visibleGroups, type Grant } from './visibility.js';
 
 export type GroupListQuery = SelectQueryBuilder<DB, 'namespaces' | 'group_settings', any>;
+
+/** A row of the group list query: the group and its settings columns (null without a settings row). */
+export type ListedGroupRow = GroupRow & {
+  gs_id: number | null;
+  gs_settings: string | null;
+  gs_archived: number | null;
+  gs_marked_for_deletion_on: string | null;
+  gs_repository_storage: string | null;
+  gs_created_by_id: number | null;
+  gs_updated_at: string | null;
+};
+
+/** The settings of a listed group, as loadSettings would give them. */
+export function settingsOfListed(r: ListedGroupRow): GroupSettingsRow {
+  if (r.gs_id === null || r.gs_id === undefined) return settingsOrDefault(r.id, undefined);
+  return {
+    id: r.gs_id,
+    namespace_id: r.id,
+    settings: r.gs_settings!,
+    archived: r.gs_archived!,
+    marked_for_deletion_on: r.gs_marked_for_deletion_on,
+    repository_storage: r.gs_repository_storage!,
+    created_by_id: r.gs_created_by_id,
+    updated_at: r.gs_updated_at!,
+  };
+}
 
 export interface ListScope {
   /** Immediate children of this group. */
@@ -62,6 +89,16 @@ export async function buildGroupListQuery(
     .selectFrom('namespaces')
     .leftJoin('group_settings', 'group_settings.namespace_id', 'namespaces.id')
     .selectAll('namespaces')
+    // Each group's settings come with its row (settingsOfListed), not from a second query.
+    .select([
+      'group_settings.id as gs_id',
+      'group_settings.settings as gs_settings',
+      'group_settings.archived as gs_archived',
+      'group_settings.marked_for_deletion_on as gs_marked_for_deletion_on',
+      'group_settings.repository_storage as gs_repository_storage',
+      'group_settings.created_by_id as gs_created_by_id',
+      'group_settings.updated_at as gs_updated_at',
+    ])
     .where('namespaces.kind', '=', 'group') as unknown as GroupListQuery;
 
   if (scope.parentId !== undefined) q = q.where('namespaces.parent_id', '=', scope.parentId);

@@ -2,6 +2,7 @@
 // 404-before-403 rule: a caller who cannot read a group learns nothing about it.
 import type { Selectable } from 'kysely';
 import { forbidden, notFound } from '../../http/errors.js';
+import { selectBatch } from '../../db/batch.js';
 import { resolveId } from '../../http/ids.js';
 import type { Ctx } from '../../http/route.js';
 import type { NamespacesTable } from '../../db/tables/core.js';
@@ -25,8 +26,8 @@ export async function loadGroupById(db: Kysely<DB>, id: number): Promise<GroupRo
   return db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group').executeTakeFirst();
 }
 
-export async function loadSettings(db: Kysely<DB>, namespaceId: number): Promise<GroupSettingsRow> {
-  const row = await db.selectFrom('group_settings').selectAll().where('namespace_id', '=', namespaceId).executeTakeFirst();
+/** A group's settings row, or the defaults of a group that has none. */
+export function settingsOrDefault(namespaceId: number, row: GroupSettingsRow | undefined): GroupSettingsRow {
   return (
     row ?? {
       id: 0,
@@ -41,6 +42,14 @@ export async function loadSettings(db: Kysely<DB>, namespaceId: number): Promise
   );
 }
 
+function settingsQuery(db: Kysely<DB>, namespaceId: number) {
+  return db.selectFrom('group_settings').selectAll().where('namespace_id', '=', namespaceId);
+}
+
+export async function loadSettings(db: Kysely<DB>, namespaceId: number): Promise<GroupSettingsRow> {
+  return settingsOrDefault(namespaceId, await settingsQuery(db, namespaceId).executeTakeFirst());
+}
+
 export interface FindOpts {
   /** Access the caller needs; below it (but able to read) is 403. */
   minAccess?: number;
@@ -52,12 +61,19 @@ export interface FindOpts {
 export async function findGroup(c: Ctx, rawId: unknown, opts: FindOpts = {}): Promise<LoadedGroup> {
   const resource = opts.resource ?? 'Group';
   const id = await resolveId(c, 'Namespace', String(rawId ?? ''), { allowTopLevelPath: true });
-  const group = id === null ? undefined : await loadGroupById(c.app.db, id);
+  if (id === null) throw notFound(resource);
+  // The settings come with the group (one round trip on PostgreSQL); they are returned only once
+  // the caller is known to be allowed to read the group.
+  const db = c.app.db;
+  const loaded = await selectBatch(db, {
+    group: db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group'),
+    settings: settingsQuery(db, id),
+  });
+  const group = loaded.group[0];
   if (!group) throw notFound(resource);
   const user = c.user;
   const access = user?.is_admin ? AccessLevel.OWNER : await groupAccess(c.app.db, user, group);
   if (!(await canReadGroup(c.app.db, user, group))) throw notFound(resource);
   if (opts.minAccess !== undefined && access < opts.minAccess) throw forbidden();
-  const settings = await loadSettings(c.app.db, group.id);
-  return { group, settings, access };
+  return { group, settings: settingsOrDefault(group.id, loaded.settings[0]), access };
 }

@@ -4,21 +4,13 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/types.js';
 import type { Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
-import { loadSettings, type GroupRow, type GroupSettingsRow } from '../../../services/groups/lookup.js';
+import type { GroupRow, GroupSettingsRow } from '../../../services/groups/lookup.js';
+import { settingsOfListed, type ListedGroupRow } from '../../../services/groups/list.js';
 import { sharedWithGroups } from '../../../services/groups/sharing.js';
 import { grantedLevel, type Grant } from '../../../services/groups/visibility.js';
 import { presentProjects } from '../entities/project.js';
 import { presentGroup, presentGroupDetail, type GroupStatistics } from '../entities/group.js';
 import { visibleProjectsQuery } from './projects-query.js';
-
-async function settingsFor(db: Kysely<DB>, ids: number[]): Promise<Map<number, GroupSettingsRow>> {
-  const map = new Map<number, GroupSettingsRow>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db.selectFrom('group_settings').selectAll().where('namespace_id', 'in', ids.slice(i, i + 500)).execute();
-    for (const r of rows) map.set(r.namespace_id, r);
-  }
-  return map;
-}
 
 export async function customAttributesFor(db: Kysely<DB>, ids: number[]): Promise<Map<number, Array<{ key: string; value: string }>>> {
   const map = new Map<number, Array<{ key: string; value: string }>>();
@@ -77,16 +69,15 @@ export function rootStorageStatistics(s: GroupStatistics) {
 /** Presents a page of groups for a list endpoint. */
 export async function presentGroupList(
   c: Ctx,
-  rows: GroupRow[],
+  rows: ListedGroupRow[],
   opts: { grants: Grant[]; statistics: boolean; withCustomAttributes: boolean },
 ) {
   const ids = rows.map((r) => r.id);
-  const settings = await settingsFor(c.app.db, ids);
   const attrs = opts.withCustomAttributes ? await customAttributesFor(c.app.db, ids) : undefined;
   const isAdmin = c.user?.is_admin === 1;
   const out = [];
   for (const g of rows) {
-    const st = settings.get(g.id) ?? (await loadSettings(c.app.db, g.id));
+    const st = settingsOfListed(g);
     const statistics = opts.statistics ? await statisticsFor(c.app.db, g) : undefined;
     out.push(
       presentGroup(g, st, {

@@ -5,7 +5,7 @@ import { containsCi } from '../../../db/sql-helpers.js';
 import { keysetNotAvailable, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
-import { buildGroupListQuery, orderGroupList, type ListScope } from '../../../services/groups/list.js';
+import { buildGroupListQuery, orderGroupList, type ListedGroupRow, type ListScope } from '../../../services/groups/list.js';
 import { findGroup, type GroupRow } from '../../../services/groups/lookup.js';
 import { underGrants, userGrants } from '../../../services/groups/visibility.js';
 import { presentGroupLocation } from '../entities/group.js';
@@ -14,7 +14,7 @@ import { presentGroupDetailFor, presentGroupList } from './present.js';
 /** One list endpoint body: filters, then keyset (anonymous, by name) or offset pagination. */
 async function listWithScope(c: Ctx, scope: ListScope) {
   const { query, opts, grants } = await buildGroupListQuery(c.app.db, c.app.config, c.user, c.params, scope);
-  let rows: GroupRow[];
+  let rows: ListedGroupRow[];
   if (!c.user && wantsKeyset(c)) {
     // Unauthenticated callers may page by keyset, ordered by name ascending only.
     if (opts.orderBy !== 'name' || opts.sort !== 'asc') keysetNotAvailable();
@@ -26,10 +26,10 @@ async function listWithScope(c: Ctx, scope: ListScope) {
       direction: 'asc',
       mode: 'cursor',
       value: (r, k) => (r as Record<string, unknown>)[k],
-    })) as GroupRow[];
+    })) as ListedGroupRow[];
   } else {
     // The 50,000 offset cap applies where keyset exists: unauthenticated requests.
-    rows = (await paginateOffset(c, orderGroupList(query, opts), { keysetType: c.user ? undefined : 'Group' })) as GroupRow[];
+    rows = (await paginateOffset(c, orderGroupList(query, opts), { keysetType: c.user ? undefined : 'Group' })) as ListedGroupRow[];
   }
   return presentGroupList(c, rows, { grants, statistics: opts.statistics, withCustomAttributes: opts.withCustomAttributes });
 }
