@@ -42,7 +42,8 @@ export interface Prepared<A extends Arg[], R> {
 /** A prepared statement and its arguments. */
 export interface BoundStatement<R> {
   run: (db: Kysely<DB>) => Promise<R[]>;
-  build: (db: Kysely<DB>) => Compilable<R>;
+  /** Its SQL (from the template: no building) and parameter values, for composing a batch. */
+  compiled: (db: Kysely<DB>) => { sql: string; parameters: unknown[] };
 }
 
 export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A) => Compilable<R>): Prepared<A, R> {
@@ -59,7 +60,7 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
     }
     return t;
   }
-  const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => {
+  function bind(db: Kysely<DB>, args: A): CompiledQuery<R> {
     const { compiled, slots } = template(db, args);
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
@@ -68,10 +69,16 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
       else if (slot[1] === -1) parameters[i] = args[slot[0]];
       else parameters[i] = (args[slot[0]] as readonly Scalar[])[slot[1]];
     }
-    const query: CompiledQuery<R> = { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters };
-    return (await db.executeQuery(query)).rows;
-  };
+    return { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters } as CompiledQuery<R>;
+  }
+  const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => (await db.executeQuery(bind(db, args))).rows;
   return Object.assign(run, {
-    with: (...args: A): BoundStatement<R> => ({ run: (db) => run(db, ...args), build: (db) => build(db, ...args) }),
+    with: (...args: A): BoundStatement<R> => ({
+      run: (db) => run(db, ...args),
+      compiled: (db) => {
+        const q = bind(db, args);
+        return { sql: q.sql, parameters: q.parameters as unknown[] };
+      },
+    }),
   });
 }
