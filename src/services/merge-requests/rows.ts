@@ -3,7 +3,7 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type * as T from '../../db/tables/merge-requests.js';
-import { selectBatch } from '../../db/batch.js';
+import { isPostgres, selectBatch } from '../../db/batch.js';
 import { prepared, type BoundStatement } from '../../db/prepared.js';
 import { findUserRefsByIds, USER_REF_COLUMNS, type UserRefRow } from '../../db/repositories/users.js';
 import { joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../projects/lookup.js';
@@ -63,10 +63,6 @@ async function labelsByIds(db: Kysely<DB>, ids: number[]): Promise<LabelRow[]> {
   return out;
 }
 
-/**
- * Everything a page of merge requests shows besides its rows, in two waves of independent queries
- * (each wave one round trip on PostgreSQL), plus one for group milestones' paths when there are any.
- */
 // The bundle's statements, compiled once per list length (src/db/prepared.ts).
 const assigneesOf = prepared((db, ids: readonly number[]) =>
   db.selectFrom('merge_request_assignees').select(['id', 'merge_request_id', 'user_id', 'position']).where('merge_request_id', 'in', ids),
@@ -87,10 +83,30 @@ const milestonesById = prepared((db, ids: readonly number[]) => db.selectFrom('m
 const pipelinesOf = prepared((db, projectIds: readonly number[], shas: readonly string[]) =>
   db.selectFrom('ci_pipelines').selectAll().where('project_id', 'in', projectIds).where('sha', 'in', shas),
 );
+// PostgreSQL only: the users and labels of merge requests found through their links in the same
+// statement, so the whole bundle is one round trip (loadBundle). The user ids are one UNION: with
+// `id in (…) or id in (subquery)` PostgreSQL scans the whole users table.
+const usersOfMrs = prepared((db, direct: readonly number[], ids: readonly number[]) =>
+  db
+    .selectFrom('users')
+    .select(USER_REF_COLUMNS)
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('merge_request_assignees')
+        .select('user_id')
+        .where('merge_request_id', 'in', ids)
+        .union(eb.selectFrom('merge_request_reviewers').select('user_id').where('merge_request_id', 'in', ids))
+        .union(eb.selectFrom('users').select('id as user_id').where('id', 'in', direct)),
+    ),
+);
+const labelsOfMrs = prepared((db, ids: readonly number[]) =>
+  db.selectFrom('labels').selectAll().where('id', 'in', (eb) => eb.selectFrom('merge_request_labels').select('label_id').where('merge_request_id', 'in', ids)),
+);
 
 /**
- * The users, labels, milestones, projects and pipelines of merge requests, in two waves of
- * independent queries (one statement each on PostgreSQL). `alsoFirst` are more queries of the
+ * The users, labels, milestones, projects and pipelines of merge requests: on SQLite in two waves
+ * of independent queries (the links, then what they point to); on PostgreSQL as one statement, the
+ * users and labels found through the links by subqueries. `alsoFirst` are more queries of the
  * caller's that need nothing from the bundle: they go with the first wave, and their rows come back
  * under `also`.
  */
@@ -107,46 +123,63 @@ export async function loadBundle(
     labelLinks: Array<{ merge_request_id: number; label_id: number }>;
     blocks: Array<{ blocked_id: number }>;
   };
-  let first: FirstWave & Record<string, unknown[]>;
-  if (ids.length) {
-    const wave: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = { // eslint-disable-line @typescript-eslint/no-explicit-any
-      assignees: assigneesOf.with(ids),
-      reviewers: reviewersOf.with(ids),
-      // Links only: a page shows few distinct labels, read once each in the second wave.
-      labelLinks: labelLinksOf.with(ids),
-      blocks: openBlockersOf.with(ids),
-    };
-    for (const k of Object.keys(alsoFirst)) wave[k] = alsoFirst[k];
-    first = (await selectBatch(db, wave)) as FirstWave & Record<string, unknown[]>;
-  } else {
-    first = { assignees: [], reviewers: [], labelLinks: [], blocks: [] };
-    for (const k of Object.keys(alsoFirst)) first[k] = [];
-  }
-  // Shown in position order (then insertion order), as GitLab lists them.
-  const assigneeRows = first.assignees.sort((a, b) => a.position - b.position || a.id - b.id);
-  const reviewerRows = first.reviewers.sort(byId);
   const milestoneIds = [...new Set(rows.map((r) => r.milestone_id).filter((x): x is number => x !== null))];
-  const userIds = rows.flatMap((r) => [r.author_id, r.merge_user_id, r.merged_by_id, r.closed_by_id].filter((x): x is number => x !== null));
-  for (const a of assigneeRows) userIds.push(a.user_id);
-  for (const a of reviewerRows) userIds.push(a.user_id);
-  const uniqueUsers = [...new Set(userIds)];
+  const directUsers = rows.flatMap((r) => [r.author_id, r.merge_user_id, r.merged_by_id, r.closed_by_id].filter((x): x is number => x !== null));
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const knownMap = new Map((known ?? []).map((k) => [k.project.id, k]));
   const missingProjects = projectIds.filter((id) => !knownMap.has(id));
   const shas = [...new Set(rows.map((r) => r.head_sha).filter((x): x is string => !!x))];
-  const labelIds = [...new Set(first.labelLinks.map((l) => l.label_id))];
-  const labelsInBatch = labelIds.length > 0 && labelIds.length <= 500;
-  // Up to 500 users go with the rest; more (100 merge requests with many assignees) in chunks.
-  const usersInBatch = uniqueUsers.length > 0 && uniqueUsers.length <= 500;
-  // Only the queries with something to look up (stored one by one: spreading conditional
-  // literals is slow on Node 20, see bench/object-spread.mjs).
+  // Lookups that need only the rows (stored one by one: spreading conditional literals is slow on
+  // Node 20, see bench/object-spread.mjs).
+  const byRows: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (milestoneIds.length) byRows.milestones = milestonesById.with(milestoneIds);
+  if (missingProjects.length) Object.assign(byRows, projectQueries(db, missingProjects));
+  if (shas.length) byRows.pipelines = pipelinesOf.with(projectIds, shas);
+
+  let first: FirstWave & Record<string, unknown[]>;
+  let second: Partial<Record<string, unknown[]>>;
+  let usersInBatch: boolean;
+  let labelsInBatch: boolean;
+  let uniqueUsers: number[];
+  let labelIds: number[];
   const wave: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (usersInBatch) wave.users = userRefs.with(uniqueUsers);
-  if (labelsInBatch) wave.labels = labelsById.with(labelIds);
-  if (milestoneIds.length) wave.milestones = milestonesById.with(milestoneIds);
-  if (missingProjects.length) Object.assign(wave, projectQueries(db, missingProjects));
-  if (shas.length) wave.pipelines = pipelinesOf.with(projectIds, shas);
-  const second = (await selectBatch(db, wave)) as Partial<Record<string, unknown[]>>;
+  if (ids.length) {
+    wave.assignees = assigneesOf.with(ids);
+    wave.reviewers = reviewersOf.with(ids);
+    // Links only: a page shows few distinct labels, read once each (by the second wave on SQLite).
+    wave.labelLinks = labelLinksOf.with(ids);
+    wave.blocks = openBlockersOf.with(ids);
+  }
+  for (const k of Object.keys(alsoFirst)) wave[k] = alsoFirst[k];
+  if (ids.length && isPostgres(db)) {
+    // One round trip: users and labels through the links, in the same statement.
+    wave.users = usersOfMrs.with([...new Set(directUsers)], ids);
+    wave.labels = labelsOfMrs.with(ids);
+    Object.assign(wave, byRows);
+    const all = (await selectBatch(db, wave)) as FirstWave & Record<string, unknown[]>;
+    first = all;
+    second = all;
+    usersInBatch = labelsInBatch = true;
+    uniqueUsers = [];
+    labelIds = [];
+  } else {
+    first = (ids.length ? await selectBatch(db, wave) : { assignees: [], reviewers: [], labelLinks: [], blocks: [] }) as FirstWave & Record<string, unknown[]>;
+    for (const k of Object.keys(alsoFirst)) first[k] ??= [];
+    const userIds = directUsers;
+    for (const a of first.assignees) userIds.push(a.user_id);
+    for (const a of first.reviewers) userIds.push(a.user_id);
+    uniqueUsers = [...new Set(userIds)];
+    labelIds = [...new Set(first.labelLinks.map((l) => l.label_id))];
+    labelsInBatch = labelIds.length > 0 && labelIds.length <= 500;
+    // Up to 500 users go with the rest; more (100 merge requests with many assignees) in chunks.
+    usersInBatch = uniqueUsers.length > 0 && uniqueUsers.length <= 500;
+    if (usersInBatch) byRows.users = userRefs.with(uniqueUsers);
+    if (labelsInBatch) byRows.labels = labelsById.with(labelIds);
+    second = await selectBatch(db, byRows);
+  }
+  // Shown in position order (then insertion order), as GitLab lists them.
+  const assigneeRows = first.assignees.sort((a, b) => a.position - b.position || a.id - b.id);
+  const reviewerRows = first.reviewers.sort(byId);
   const users = usersInBatch ? new Map((second.users as UserRefRow[]).map((u) => [u.id, u])) : await findUserRefsByIds(db, uniqueUsers);
   const milestones = (second.milestones ?? []) as MilestoneRow[];
   const projects = joinProjects((second.projects ?? []) as ProjectRow[], (second.namespaces ?? []) as NamespaceRow[]);
