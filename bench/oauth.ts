@@ -20,58 +20,41 @@ export interface BenchOAuthApp {
 
 export const BENCH_REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-/** Rows per multi-row INSERT (10 columns: well under both dialects' parameter limits). */
+/** Rows per multi-row INSERT (at most 12 columns: well under both dialects' parameter limits). */
 const CHUNK = 500;
 
-async function insertChunks<T>(count: number, rowAt: (i: number) => T, insert: (rows: T[]) => Promise<unknown>): Promise<void> {
+/** Inserts `count` rows, `rowAt(i)` each, in multi-row INSERTs. */
+async function insertRows(database: Database, table: 'oauth_access_grants' | 'oauth_access_tokens', count: number, rowAt: (i: number) => Record<string, unknown>): Promise<void> {
   for (let start = 0; start < count; start += CHUNK) {
     const rows = Array.from({ length: Math.min(CHUNK, count - start) }, (_, k) => rowAt(start + k));
-    await insert(rows);
+    await database.db.insertInto(table).values(rows as never).execute();
   }
 }
 
-/** Authorization codes `<prefix>-<i>` for i in [0, count), issued now. */
-async function insertCodes(database: Database, secret: string, app: BenchOAuthApp, prefix: string, count: number): Promise<void> {
-  const createdAt = new Date().toISOString();
-  await insertChunks(
-    count,
-    (i) => ({
-      resource_owner_id: app.ownerId,
-      application_id: app.id,
-      token_digest: tokenDigest(secret, `${prefix}-${i}`),
-      expires_in: 600,
-      redirect_uri: app.redirectUri,
-      scopes: 'api',
-      code_challenge: null,
-      code_challenge_method: null,
-      created_at: createdAt,
-      revoked_at: null,
-    }),
-    (rows) => database.db.insertInto('oauth_access_grants').values(rows).execute(),
-  );
-}
-
-/** Live token pairs whose refresh tokens are `<prefix>-<i>`, each the first of its own family. */
-async function insertRefreshable(database: Database, secret: string, app: BenchOAuthApp, prefix: string, count: number): Promise<void> {
-  const createdAt = new Date().toISOString();
-  await insertChunks(
-    count,
-    (i) => ({
-      resource_owner_id: app.ownerId,
-      application_id: app.id,
-      token_digest: tokenDigest(secret, `${prefix}-access-${i}`),
-      refresh_token_digest: tokenDigest(secret, `${prefix}-${i}`),
-      expires_in: 7200,
-      scopes: 'api',
-      grant_id: 0,
-      grant_kind: 'code',
-      family_id: null,
-      created_at: createdAt,
-      revoked_at: null,
-      last_used_at: null,
-    }),
-    (rows) => database.db.insertInto('oauth_access_tokens').values(rows).execute(),
-  );
+/**
+ * Authorization codes `<codes>-<i>`, and live token pairs whose refresh tokens are `<refresh>-<i>`
+ * (each the first of its own family), for i in [0, count), issued now for the application's owner.
+ */
+async function insertGrants(database: Database, secret: string, app: BenchOAuthApp, prefixes: { codes: string; refresh: string }, count: number): Promise<void> {
+  const issued = { resource_owner_id: app.ownerId, application_id: app.id, scopes: 'api', created_at: new Date().toISOString(), revoked_at: null };
+  await insertRows(database, 'oauth_access_grants', count, (i) => ({
+    ...issued,
+    token_digest: tokenDigest(secret, `${prefixes.codes}-${i}`),
+    expires_in: 600,
+    redirect_uri: app.redirectUri,
+    code_challenge: null,
+    code_challenge_method: null,
+  }));
+  await insertRows(database, 'oauth_access_tokens', count, (i) => ({
+    ...issued,
+    token_digest: tokenDigest(secret, `${prefixes.refresh}-access-${i}`),
+    refresh_token_digest: tokenDigest(secret, `${prefixes.refresh}-${i}`),
+    expires_in: 7200,
+    grant_id: 0,
+    grant_kind: 'code',
+    family_id: null,
+    last_used_at: null,
+  }));
 }
 
 function form(fields: Record<string, string>): string {
@@ -107,8 +90,7 @@ export async function oauthToken(c: SpecialCtx): Promise<void> {
   const refreshPrefix = `bench-refresh-${run}`;
   const database = createDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
   try {
-    await insertCodes(database, secret, app, codePrefix, count);
-    await insertRefreshable(database, secret, app, refreshPrefix, count);
+    await insertGrants(database, secret, app, { codes: codePrefix, refresh: refreshPrefix }, count);
   } finally {
     await database.close();
   }
