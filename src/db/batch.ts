@@ -44,7 +44,7 @@ export async function selectBatch<Q extends Record<string, AnySelect>>(
     const q = queries[keys[i]];
     const c = 'run' in q ? q.compiled(db) : q.compile();
     if (i > 0) text += ', ';
-    text += `(select coalesce(json_agg(t), '[]'::json) from (${renumbered(c.sql, parameters.length)}) as t) as "${keys[i].replace(/"/g, '""')}"`;
+    text += `(select coalesce(json_agg(t), '[]'::json) from (${renumbered(c.sql, parameters.length, c.parameters.length)}) as t) as "${keys[i].replace(/"/g, '""')}"`;
     for (const p of c.parameters) parameters.push(p);
   }
   const row = (await db.executeQuery(CompiledQuery.raw(text, parameters))).rows[0] as Record<string, unknown[]>;
@@ -52,19 +52,37 @@ export async function selectBatch<Q extends Record<string, AnySelect>>(
   return out as { [K in keyof Q]: RowsOf<Q[K]> };
 }
 
-/** Per SQL text, its text with placeholders shifted by an offset (index: the offset). */
-const shifted = new Map<string, string[]>();
+/** SQL texts with their placeholders shifted, by offset and text (at most MAX_SHIFTED in all). */
+const shifted = new Map<number, Map<string, string>>();
+let shiftedCount = 0;
+const MAX_SHIFTED = 5000;
 
 /**
  * A PostgreSQL statement's `$n` placeholders moved up by `offset`. Batched queries write every value
- * as a placeholder (their only literals are numbers), so `$` and digits appear nowhere else.
+ * as a placeholder (their only literals are numbers); each text is checked once, when first shifted,
+ * to number exactly its parameters, so a `$` followed by digits anywhere else fails loudly instead
+ * of shifting silently.
  */
-function renumbered(text: string, offset: number): string {
+function renumbered(text: string, offset: number, count: number): string {
   if (offset === 0) return text;
-  let byOffset = shifted.get(text);
-  if (!byOffset) {
-    if (shifted.size >= 2000) shifted.clear();
-    shifted.set(text, (byOffset = []));
+  let byText = shifted.get(offset);
+  const known = byText?.get(text);
+  if (known !== undefined) return known;
+  let highest = 0;
+  let seen = 0;
+  const out = text.replace(/\$(\d+)/g, (_, n: string) => {
+    highest = Math.max(highest, Number(n));
+    seen++;
+    return `$${Number(n) + offset}`;
+  });
+  if (highest !== count || seen !== count) throw new Error(`selectBatch: a query's text does not number its ${count} parameters as $1..$${count}`);
+  if (shiftedCount >= MAX_SHIFTED) {
+    shifted.clear();
+    shiftedCount = 0;
+    byText = undefined;
   }
-  return (byOffset[offset] ??= text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`));
+  if (!byText) shifted.set(offset, (byText = new Map()));
+  byText.set(text, out);
+  shiftedCount++;
+  return out;
 }

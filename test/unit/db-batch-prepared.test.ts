@@ -1,5 +1,6 @@
 // selectBatch (one round trip on PostgreSQL) and prepared (compiled once per dialect) give the same
 // rows as the query builder run directly, on the database under test.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { selectBatch } from '../../src/db/batch.js';
@@ -81,6 +82,39 @@ describe('selectBatch', () => {
     expect(batch.some.sort(byId)).toEqual((await q.some.execute()).sort(byId));
     expect(batch.none).toEqual([]);
     expect(batch.counted).toEqual([{ n: 4 }]);
+  });
+});
+
+describe('selectBatch with prepared statements', () => {
+  it('numbers each part\'s parameters after the previous parts ($1 and $10 alike), the same on every call', async () => {
+    const db = database.db;
+    const byTitles = prepared((db2, projectId: number, titles: readonly string[]) =>
+      db2.selectFrom('labels').select('title').where('project_id', '=', projectId).where('title', 'in', titles),
+    );
+    // Eleven parameters before the last part, so its $1 becomes $12 and the first part's $10 stays itself.
+    const many = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'bug'];
+    for (let round = 0; round < 2; round++) {
+      const batch = await selectBatch(db, {
+        first: byTitles.with(7, many),
+        none: byTitles.with(8, ['bug']),
+        direct: db.selectFrom('labels').select('title').where('project_id', '=', 7).where('title', '=', 'feature'),
+        last: labelByTitle.with(7, "it's \u00e9t\u00e9"),
+      });
+      expect(batch.first.map((r) => r.title)).toEqual(['bug']);
+      expect(batch.none).toEqual([]);
+      expect(batch.direct.map((r) => r.title)).toEqual(['feature']);
+      expect(batch.last.map((r) => r.title)).toEqual(["it's \u00e9t\u00e9"]);
+    }
+  });
+
+  it('refuses, on PostgreSQL, a part whose text holds a "$" and digits besides its placeholders', async () => {
+    const db = database.db;
+    const q = {
+      first: db.selectFrom('labels').select('title').where('project_id', '=', 7),
+      literal: db.selectFrom('labels').select('title').where('title', '=', sql.lit('costs $1')).where('project_id', '=', 7),
+    };
+    if (database.dialect === 'postgres') await expect(selectBatch(db, q)).rejects.toThrow(/does not number its/);
+    else expect((await selectBatch(db, q)).literal).toEqual([]);
   });
 });
 

@@ -110,6 +110,9 @@ const labelsOfMrs = prepared((db, ids: readonly number[]) =>
  * caller's that need nothing from the bundle: they go with the first wave, and their rows come back
  * under `also`.
  */
+/** The keys loadBundle's own queries use in its batches (callers' extra queries must not). */
+const BUNDLE_KEYS = new Set(['assignees', 'reviewers', 'labelLinks', 'blocks', 'users', 'labels', 'milestones', 'projects', 'namespaces', 'pipelines']);
+
 export async function loadBundle(
   db: Kysely<DB>,
   rows: MrRow[],
@@ -150,8 +153,13 @@ export async function loadBundle(
     wave.labelLinks = labelLinksOf.with(ids);
     wave.blocks = openBlockersOf.with(ids);
   }
-  for (const k of Object.keys(alsoFirst)) wave[k] = alsoFirst[k];
-  if (ids.length && isPostgres(db)) {
+  for (const k of Object.keys(alsoFirst)) {
+    if (BUNDLE_KEYS.has(k)) throw new Error(`loadBundle: the extra query key ${k} is one of the bundle's own`);
+    wave[k] = alsoFirst[k];
+  }
+  // Pages (at most 100 requests) take one round trip; the lists that load every blocking request
+  // take the two waves, whose statements hold fewer parameters (PostgreSQL allows 65,535).
+  if (ids.length && ids.length <= 500 && isPostgres(db)) {
     // One round trip: users and labels through the links, in the same statement.
     wave.users = usersOfMrs.with([...new Set(directUsers)], ids);
     wave.labels = labelsOfMrs.with(ids);
