@@ -6,7 +6,7 @@ import { keysetNotAvailable, paginateKeyset, paginateOffset, wantsKeyset } from 
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { buildGroupListQuery, orderGroupList, type ListedGroupRow, type ListScope } from '../../../services/groups/list.js';
-import { findGroup, type GroupRow } from '../../../services/groups/lookup.js';
+import { findGroup } from '../../../services/groups/lookup.js';
 import { underGrants, userGrants } from '../../../services/groups/visibility.js';
 import { presentGroupLocation } from '../entities/group.js';
 import { presentGroupDetailFor, presentGroupList } from './present.js';
