@@ -454,7 +454,17 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
   const writer = openSqlite(file);
   const reader = openSqlite(file, { reader: true });
   const dialect = new TwoConnectionSqliteDialect({ writer, reader });
-  const db = new Kysely<DB>({ dialect, log: queryStatsLogger() });
+  const log = queryStatsLogger();
+  const db = new Kysely<DB>({ dialect, log });
+  directReaders.set(db, (text, params) => {
+    const stmt = reader.prepare(text);
+    if (!stmt.readonly) return undefined;
+    if (!log) return dialect.driver.readRows(stmt, params);
+    const started = performance.now();
+    const rows = dialect.driver.readRows(stmt, params);
+    log({ level: 'query', query: { sql: text, parameters: params } as never, queryDurationMillis: performance.now() - started });
+    return rows;
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -470,6 +480,21 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
       }
     },
   };
+}
+
+/** Per SQLite Kysely instance (never a transaction): runs a read-only statement on the read connection. */
+const directReaders = new WeakMap<object, (text: string, params: unknown[]) => unknown[] | undefined>();
+
+/**
+ * Runs an already compiled statement synchronously on SQLite's read connection, as `read` does,
+ * when `db` is a SQLite database outside any transaction and the statement only reads; otherwise
+ * (PostgreSQL, a transaction, a write) undefined, and the caller goes through the query builder's
+ * executor. Prepared statements use it: the executor's chain of promises per statement (connection,
+ * execution, release) cost more than a small SQLite read itself.
+ */
+export function readDirect(db: object, text: string, params: unknown[]): unknown[] | undefined {
+  const direct = directReaders.get(db);
+  return direct ? direct(text, params) : undefined;
 }
 
 /** True when the database answers; used by /-/readiness. */

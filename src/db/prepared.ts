@@ -5,6 +5,7 @@
 import type { CompiledQuery, Compilable, Kysely } from 'kysely';
 import type { DB } from './types.js';
 import { isPostgres } from './batch.js';
+import { readDirect } from './database.js';
 
 type Scalar = string | number | null;
 type Arg = Scalar | readonly number[] | readonly string[];
@@ -71,7 +72,12 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
     }
     return { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters } as CompiledQuery<R>;
   }
-  const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => (await db.executeQuery(bind(db, args))).rows;
+  const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => {
+    const q = bind(db, args);
+    const direct = readDirect(db, q.sql, q.parameters as unknown[]);
+    if (direct) return direct as R[];
+    return (await db.executeQuery(q)).rows;
+  };
   return Object.assign(run, {
     with: (...args: A): BoundStatement<R> => ({
       run: (db) => run(db, ...args),
