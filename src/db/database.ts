@@ -456,7 +456,9 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
   const dialect = new TwoConnectionSqliteDialect({ writer, reader });
   const log = queryStatsLogger();
   const db = new Kysely<DB>({ dialect, log });
-  directReaders.set(db, (text, params) => {
+  // Reads on the read connection without the executor (`read`, and prepared statements through
+  // readDirect); undefined for a statement that writes.
+  const readNow = (text: string, params: unknown[]): unknown[] | undefined => {
     const stmt = reader.prepare(text);
     if (!stmt.readonly) return undefined;
     if (!log) return dialect.driver.readRows(stmt, params);
@@ -464,7 +466,8 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     const rows = dialect.driver.readRows(stmt, params);
     log({ level: 'query', query: { sql: text, parameters: params } as never, queryDurationMillis: performance.now() - started });
     return rows;
-  });
+  };
+  directReaders.set(db, readNow);
   return {
     db,
     dialect: 'sqlite',
@@ -474,7 +477,9 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     close: () => db.destroy(),
     read: <T>(q: RawSql, params: unknown[]) => {
       try {
-        return Promise.resolve(dialect.driver.readRows(reader.prepare(q.sqlite), params) as T[]);
+        const rows = readNow(q.sqlite, params);
+        if (!rows) throw new Error(`database.read: not a read-only statement: ${q.sqlite}`);
+        return Promise.resolve(rows as T[]);
       } catch (err) {
         return Promise.reject(err as Error);
       }

@@ -22,8 +22,12 @@ export interface LoadedGroup {
   access: number;
 }
 
+function groupQuery(db: Kysely<DB>, id: number) {
+  return db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group');
+}
+
 export async function loadGroupById(db: Kysely<DB>, id: number): Promise<GroupRow | undefined> {
-  return db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group').executeTakeFirst();
+  return groupQuery(db, id).executeTakeFirst();
 }
 
 /** A group's settings row, or the defaults of a group that has none. */
@@ -66,7 +70,7 @@ export async function findGroup(c: Ctx, rawId: unknown, opts: FindOpts = {}): Pr
   // the caller is known to be allowed to read the group.
   const db = c.app.db;
   const loaded = await selectBatch(db, {
-    group: db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group'),
+    group: groupQuery(db, id),
     settings: settingsQuery(db, id),
   });
   const group = loaded.group[0];

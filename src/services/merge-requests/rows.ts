@@ -103,6 +103,9 @@ const labelsOfMrs = prepared((db, ids: readonly number[]) =>
   db.selectFrom('labels').selectAll().where('id', 'in', (eb) => eb.selectFrom('merge_request_labels').select('label_id').where('merge_request_id', 'in', ids)),
 );
 
+/** The keys loadBundle's own queries use in its batches (callers' extra queries must not). */
+const BUNDLE_KEYS = new Set(['assignees', 'reviewers', 'labelLinks', 'blocks', 'users', 'labels', 'milestones', 'projects', 'namespaces', 'pipelines']);
+
 /**
  * The users, labels, milestones, projects and pipelines of merge requests: on SQLite in two waves
  * of independent queries (the links, then what they point to); on PostgreSQL as one statement, the
@@ -110,9 +113,6 @@ const labelsOfMrs = prepared((db, ids: readonly number[]) =>
  * caller's that need nothing from the bundle: they go with the first wave, and their rows come back
  * under `also`.
  */
-/** The keys loadBundle's own queries use in its batches (callers' extra queries must not). */
-const BUNDLE_KEYS = new Set(['assignees', 'reviewers', 'labelLinks', 'blocks', 'users', 'labels', 'milestones', 'projects', 'namespaces', 'pipelines']);
-
 export async function loadBundle(
   db: Kysely<DB>,
   rows: MrRow[],

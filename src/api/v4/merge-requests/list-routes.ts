@@ -14,6 +14,7 @@ import { loadBundle, type MrRow, type ProjectInfo } from '../../../services/merg
 import { refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { presentMergeRequestBasic, presentMergeRequestSimple, type MrPresentCtx } from '../entities/merge-request.js';
 import { namespaceAccess, visibleWithoutMembership, AccessLevel } from '../../../services/access.js';
+import { loadGroupById } from '../../../services/groups/lookup.js';
 
 async function listAndPresent(c: Ctx, scope: ListScope, defaults: { scope: string; nonArchived: boolean }, ctxExtra: Partial<MrPresentCtx>, known?: ProjectInfo[]) {
   const filters = parseListFilters(c, defaults);
@@ -57,7 +58,7 @@ export function registerMergeRequestListRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/groups/:id/merge_requests', async function listGroupMrs(c) {
     const id = await resolveId(c, 'Namespace', String(c.params.raw.id ?? ''), { allowTopLevelPath: true });
     if (id === null) throw notFound('Group');
-    const group = await c.app.db.selectFrom('namespaces').selectAll().where('id', '=', id).where('kind', '=', 'group').executeTakeFirst();
+    const group = await loadGroupById(c.app.db, id);
     if (!group) throw notFound('Group');
     if (!c.user?.is_admin && !visibleWithoutMembership(group.visibility, c.user) && (await namespaceAccess(c.app.db, c.user, group)) < AccessLevel.GUEST) {
       throw notFound('Group');
