@@ -13,6 +13,7 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { ApiError, OAuthError } from './http/errors.js';
 import { hasNullByte, nestFields, parseNested } from './http/params.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { sendInBurst } from './http/write-burst.js';
 import { extraModules } from './modules.js';
 
 export interface BuildOptions {
@@ -145,7 +146,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     done();
   });
 
-  // Exactly `application/json` on every JSON response (python-gitlab and gitbeaker compare it).
+  // Exactly `application/json` on every JSON response (python-gitlab and gitbeaker compare it). The
+  // response then leaves with the rest of this event-loop turn's (src/http/write-burst.ts).
   app.addHook('onSend', function exactJsonType(req, reply, payload, done) {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json') && type !== 'application/json') {
@@ -156,7 +158,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       reply.header('X-Content-Type-Options', 'nosniff');
       reply.header('Cache-Control', reply.getHeader('cache-control') ?? 'max-age=0, private, must-revalidate');
     }
-    done(null, payload);
+    sendInBurst(req, done, payload);
   });
 
   app.setErrorHandler(errorHandler);
