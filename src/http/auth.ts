@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { rawSql, type RawSql } from '../db/database.js';
 import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
+import { todayUtc } from '../services/personal-access-tokens.js';
 import { tokenDigest } from '../services/secrets.js';
 import { ApiError, apiError, badRequest, forbidden, notFound, paramError, unauthorized } from './errors.js';
 import { MAX_DB_INT, type Params } from './params.js';
@@ -58,15 +59,6 @@ function findToken(req: FastifyRequest, params: Params): FoundToken | null {
   if (found.length === 0) return null;
   if (found.length > 1) throw badRequest('token given in more than one place; send it once');
   return found[0];
-}
-
-let today = { until: 0, value: '' };
-
-/** Today's UTC date, recomputed at most once a second (it is read on every authenticated request). */
-function todayUtc(): string {
-  const now = Date.now();
-  if (now >= today.until) today = { until: now - (now % 1000) + 1000, value: new Date(now).toISOString().slice(0, 10) };
-  return today.value;
 }
 
 function parseScopes(s: string): string[] {

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.js';
 import type { UserRow } from '../db/repositories/users.js';
+import { todayUtc } from './personal-access-tokens.js';
 
 export const AccessLevel = {
   NO_ACCESS: 0,
@@ -43,10 +44,6 @@ export function ancestorIds(ns: Pick<NamespaceLike, 'id' | 'traversal'>): number
   return ids.length ? ids : [ns.id];
 }
 
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 /**
  * Extension points for sharing: a module that adds group-to-group or project-to-group links
  * registers a function returning the extra access those links give.
@@ -64,7 +61,7 @@ export async function namespaceAccess(db: Kysely<DB>, user: UserRow | null, ns: 
     .where('source_type', '=', 'Namespace')
     .where('source_id', 'in', ancestorIds(ns))
     .where('user_id', '=', user.id)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
     .executeTakeFirst();
   let level = Number(row?.level ?? 0);
   for (const ext of namespaceAccessExtensions) level = Math.max(level, await ext(db, user.id, ns));
@@ -80,7 +77,7 @@ export async function projectAccess(db: Kysely<DB>, user: UserRow | null, projec
     .where('source_type', '=', 'Project')
     .where('source_id', '=', project.id)
     .where('user_id', '=', user.id)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
     .executeTakeFirst();
   let level = Math.max(own?.access_level ?? 0, await namespaceAccess(db, user, ns));
   for (const ext of projectAccessExtensions) level = Math.max(level, await ext(db, user.id, project));

@@ -12,6 +12,7 @@ import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { onUniqueViolation } from './projects/unique.js';
 import { recordAudit } from './audit.js';
 import { containsCi } from '../db/sql-helpers.js';
+import { todayUtc } from './personal-access-tokens.js';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -31,13 +32,9 @@ export const ACCESS_LEVEL_NAMES: Record<number, string> = {
   50: 'Owner',
 };
 
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 /** Memberships that still count: no expiry date, or one in the future. */
 export function activeOnly<Q extends { where: (...args: any[]) => Q }>(q: Q): Q {
-  return q.where((eb: any) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', today())]));
+  return q.where((eb: any) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', todayUtc())]));
 }
 
 /** The groups above a source whose members are inherited (for a group: its ancestors, not itself). */
@@ -126,7 +123,7 @@ function assertMayGrant(actorAccess: number, level: number): void {
 }
 
 function assertExpiry(expiresAt: string | null | undefined): void {
-  if (expiresAt && expiresAt <= today()) throw validationError({ expires_at: ['cannot be a date in the past or today'] });
+  if (expiresAt && expiresAt <= todayUtc()) throw validationError({ expires_at: ['cannot be a date in the past or today'] });
 }
 
 async function assertInheritance(db: Kysely<DB>, source: MemberSource, userId: number, level: number): Promise<void> {
@@ -188,7 +185,7 @@ export async function addMember(app: AppContext, actor: UserRow, actorAccess: nu
       .executeTakeFirst();
     if (existing) {
       // An expired membership is gone for every purpose, so it does not block a new one.
-      if (existing.expires_at === null || existing.expires_at > today()) throw conflict('Member already exists');
+      if (existing.expires_at === null || existing.expires_at > todayUtc()) throw conflict('Member already exists');
       await trx.deleteFrom('members').where('id', '=', existing.id).execute();
     }
     const now = nowIso();

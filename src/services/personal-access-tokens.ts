@@ -25,8 +25,16 @@ export function validateScopes(scopes: string[], name = 'scopes'): void {
   }
 }
 
+let today = { until: 0, value: '' };
+
+/**
+ * Today's UTC date (`YYYY-MM-DD`), recomputed at most once a second: authentication and every
+ * membership lookup compare expiry dates with it.
+ */
 export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
+  const now = Date.now();
+  if (now >= today.until) today = { until: now - (now % 1000) + 1000, value: new Date(now).toISOString().slice(0, 10) };
+  return today.value;
 }
 
 export function addDays(date: string, days: number): string {

@@ -4,15 +4,12 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { AccessLevel, ancestorIds, namespaceAccess, namespaceAccessExtensions, type NamespaceLike } from '../access.js';
+import { todayUtc } from '../personal-access-tokens.js';
 
 export interface Grant {
   /** Traversal prefix ('/1/5/'): the group and everything below it. */
   traversal: string;
   level: number;
-}
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 /**
@@ -27,7 +24,7 @@ export async function userGrants(db: Kysely<DB>, userId: number): Promise<Grant[
     .where('members.source_type', '=', 'Namespace')
     .where('members.user_id', '=', userId)
     .where('namespaces.kind', '=', 'group')
-    .where((eb) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', todayUtc())]))
     .execute();
   const grants: Grant[] = direct.map((d) => ({ traversal: d.traversal, level: d.access_level }));
   if (grants.length === 0) return grants;
@@ -36,7 +33,7 @@ export async function userGrants(db: Kysely<DB>, userId: number): Promise<Grant[
     .innerJoin('namespaces as shared', 'shared.id', 'group_group_links.shared_group_id')
     .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
     .select(['shared.traversal as shared_traversal', 'with.traversal as with_traversal', 'group_group_links.group_access'])
-    .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', todayUtc())]))
     .where((eb) => eb.or(coveringPrefixes(grants).map((t) => eb('with.traversal', 'like', `${t}%`))))
     .execute();
   for (const l of links) {
@@ -142,7 +139,7 @@ export function registerGroupSharingAccess(): void {
       .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
       .select(['with.traversal', 'with.id', 'group_group_links.group_access'])
       .where('group_group_links.shared_group_id', 'in', ancestorIds(ns))
-      .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', today())]))
+      .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', todayUtc())]))
       .execute();
     let level = 0;
     for (const l of links) {
@@ -152,7 +149,7 @@ export function registerGroupSharingAccess(): void {
         .where('source_type', '=', 'Namespace')
         .where('source_id', 'in', ancestorIds({ id: l.id, traversal: l.traversal }))
         .where('user_id', '=', userId)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
         .executeTakeFirst();
       const member = Number(row?.level ?? 0);
       if (member > 0) level = Math.max(level, Math.min(member, l.group_access));

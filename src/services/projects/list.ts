@@ -5,12 +5,9 @@ import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { containsCi, like } from '../../db/sql-helpers.js';
 import { AccessLevel } from '../access.js';
+import { todayUtc } from '../personal-access-tokens.js';
 
 type EB = ExpressionBuilder<DB, 'projects'>;
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
 
 /**
  * Projects the user reaches through membership at `minLevel` or more: direct project members,
@@ -25,7 +22,7 @@ export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLeve
     .where('source_type', '=', 'Namespace')
     .where('user_id', '=', user.id)
     .where('access_level', '>=', minLevel)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
     .execute();
   const groupIds = groups.map((g) => g.source_id);
   return (eb: EB) => {
@@ -39,7 +36,7 @@ export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLeve
           .where('members.source_type', '=', 'Project')
           .where('members.user_id', '=', user.id)
           .where('members.access_level', '>=', minLevel)
-          .where((e) => e.or([e('members.expires_at', 'is', null), e('members.expires_at', '>', today())])),
+          .where((e) => e.or([e('members.expires_at', 'is', null), e('members.expires_at', '>', todayUtc())])),
       ),
       eb(
         'projects.namespace_id',
@@ -71,7 +68,7 @@ export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLeve
             .innerJoin('namespaces as pgl_group', 'pgl_group.id', 'pgl.group_id')
             .select('pgl.project_id')
             .where('pgl.group_access', '>=', minLevel)
-            .where((e) => e.or([e('pgl.expires_at', 'is', null), e('pgl.expires_at', '>', today())]))
+            .where((e) => e.or([e('pgl.expires_at', 'is', null), e('pgl.expires_at', '>', todayUtc())]))
             .where(inMemberGroups('pgl_group.traversal')),
         ),
       );
@@ -92,7 +89,7 @@ export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLeve
                   .select('ggl.id')
                   .where(sql<SqlBool>`${sql.ref('shared_sub.traversal')} like ${sql.ref('ggl_shared.traversal')} || '%'`)
                   .where('ggl.group_access', '>=', minLevel)
-                  .where((x) => x.or([x('ggl.expires_at', 'is', null), x('ggl.expires_at', '>', today())]))
+                  .where((x) => x.or([x('ggl.expires_at', 'is', null), x('ggl.expires_at', '>', todayUtc())]))
                   .where(inMemberGroups('ggl_with.traversal')),
               ),
             ),

@@ -14,6 +14,7 @@ import { effectiveSettings } from '../groups/settings.js';
 import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, type Grant } from '../groups/visibility.js';
 import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
+import { todayUtc } from '../personal-access-tokens.js';
 
 export interface ProjectGroupLink {
   id: number;
@@ -30,10 +31,6 @@ export interface ProjectSharedWithGroup {
   group_full_path: string;
   group_access_level: number;
   expires_at: string | null;
-}
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 /** `share_with_group_lock` on the project's group or any ancestor forbids sharing. */
@@ -130,7 +127,7 @@ async function sharedProjectAccess(db: Kysely<DB>, userId: number, project: { id
     .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
     .select(['namespaces.id', 'namespaces.traversal', 'project_group_links.group_access'])
     .where('project_group_links.project_id', '=', project.id)
-    .where((eb) => eb.or([eb('project_group_links.expires_at', 'is', null), eb('project_group_links.expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('project_group_links.expires_at', 'is', null), eb('project_group_links.expires_at', '>', todayUtc())]))
     .execute();
   if (links.length === 0) return 0;
   const ids = [...new Set(links.flatMap((l) => ancestorIds(l)))];
@@ -140,7 +137,7 @@ async function sharedProjectAccess(db: Kysely<DB>, userId: number, project: { id
     .where('source_type', '=', 'Namespace')
     .where('source_id', 'in', ids)
     .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
     .execute();
   let level = 0;
   for (const l of links) {

@@ -8,6 +8,7 @@ import { prepared, type BoundStatement } from '../../../db/prepared.js';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds } from '../../../services/access.js';
+import { todayUtc } from '../../../services/personal-access-tokens.js';
 import { fullName, fullPath, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
 import { loadSharedWithGroups, sharedGroupsOf, type ProjectSharedWithGroup, type SharedGroupRow } from '../../../services/projects/share.js';
@@ -235,10 +236,6 @@ function escapeHtml(s: string): string {
   return `<p>${s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}</p>`;
 }
 
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 const unexpired = (eb: ExpressionBuilder<DB, 'members'>, day: string) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]);
 
 const projectMemberships = prepared((db, userId: number, projectIds: readonly number[], day: string) =>
@@ -278,7 +275,7 @@ function groupSourceIds(items: Array<{ namespace: NamespaceRow }>): number[] {
 
 /** loadPermissions' one statement for up to 500 projects and 500 groups (run alone or in a batch). */
 function membershipStatement(userId: number, projectIds: number[], nsIds: number[]) {
-  return nsIds.length ? projectAndGroupMemberships.with(userId, projectIds, nsIds, today()) : projectMemberships.with(userId, projectIds, today());
+  return nsIds.length ? projectAndGroupMemberships.with(userId, projectIds, nsIds, todayUtc()) : projectMemberships.with(userId, projectIds, todayUtc());
 }
 
 /** `fetched`: the rows of `membershipStatement` for these items (at most 500 projects), when read already. */
@@ -311,7 +308,7 @@ export async function loadPermissions(
       .where('source_type', '=', 'Project')
       .where('source_id', 'in', projectIds.slice(i, i + 500))
       .where('user_id', '=', user.id)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
       .execute();
     for (const r of rows) own.set(r.source_id, r.access_level);
   }
@@ -322,7 +319,7 @@ export async function loadPermissions(
       .where('source_type', '=', 'Namespace')
       .where('source_id', 'in', nsIds.slice(i, i + 500))
       .where('user_id', '=', user.id)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today())]))
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', todayUtc())]))
       .execute();
     for (const r of rows) groupLevels.set(r.source_id, r.access_level);
   }

@@ -7,10 +7,7 @@ import { AccessLevel, PROJECT_ACCESS_LEVEL_VALUES } from '../../../services/acce
 import { loadGroupById } from '../../../services/groups/lookup.js';
 import { findProject } from '../../../services/projects/lookup.js';
 import { registerProjectShareAccess, shareProject, unshareProject } from '../../../services/projects/share.js';
-
-function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}
+import { todayUtc } from '../../../services/personal-access-tokens.js';
 
 // POST /projects/:id/share
 async function shareRoute(c: Ctx) {
