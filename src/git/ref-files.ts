@@ -52,12 +52,20 @@ function packedRefs(gitDir: string): Map<string, string> | undefined {
 /** The sha of `refs/heads/<name>`; null when the branch does not exist; undefined when unsure. */
 export async function readBranchShaFromFiles(gitDir: string, name: string): Promise<string | null | undefined> {
   const ref = `refs/heads/${name}`;
+  const file = join(gitDir, ref);
   try {
-    const loose = readFileSync(join(gitDir, ref), 'utf8').trim();
-    return SHA_RE.test(loose) ? loose : undefined;
+    // Most branches live in packed-refs: asking first whether the loose file exists costs about a
+    // microsecond, where reading a missing file costs an exception (about 10 µs).
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (st?.isDirectory()) return null;
+    if (st) {
+      const loose = readFileSync(file, 'utf8').trim();
+      return SHA_RE.test(loose) ? loose : undefined;
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    // ENOTDIR/EISDIR: a path component is a file or the name is a directory (refs/heads/a vs a/b).
+    // ENOTDIR/EISDIR: a path component is a file or the name is a directory (refs/heads/a vs a/b);
+    // ENOENT: the loose file went away (packed) between the two calls.
     if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') return undefined;
     if (code === 'EISDIR') return null;
   }

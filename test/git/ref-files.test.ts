@@ -26,6 +26,8 @@ describe('readBranchShaFromFiles', () => {
     expect(await readBranchShaFromFiles(path, 'feature/x')).toBe(c1);
     expect(await readBranchShaFromFiles(path, 'feature')).toBeNull();
     expect(await readBranchShaFromFiles(path, 'nope')).toBeNull();
+    // A path through a loose ref file (ENOTDIR): no such branch.
+    expect(await readBranchShaFromFiles(path, 'main/sub')).toBeNull();
     // Packed: the loose files go away and packed-refs answers.
     git(['pack-refs', '--all'], path);
     expect(await readBranchShaFromFiles(path, 'feature/x')).toBe(c1);
