@@ -147,7 +147,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   // Exactly `application/json` on every JSON response (python-gitlab and gitbeaker compare it). The
-  // response then leaves with the rest of this event-loop turn's (src/http/write-burst.ts).
+  // response then leaves, with others in a burst while responses come quickly (src/http/write-burst.ts).
   app.addHook('onSend', function exactJsonType(req, reply, payload, done) {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json') && type !== 'application/json') {

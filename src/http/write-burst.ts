@@ -41,6 +41,11 @@ export class ResponseBurst {
     const at = this.now();
     this.gap += (Math.min(at - this.lastAt, GAP_CAP_MS) - this.gap) / 8;
     this.lastAt = at;
+    // Nothing waiting and no burst to join: straight on (an error reaches Fastify's hook runner).
+    if (this.gap >= QUICK_MS && this.releases.length === 0) {
+      release(null, payload);
+      return;
+    }
     this.releases.push(release);
     this.payloads.push(payload);
     this.requests.push(req);
