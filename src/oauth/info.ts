@@ -9,6 +9,7 @@ import { baseUrl } from '../http/route.js';
 import { findBearer, remainingSeconds, requireAccessToken } from './bearer.js';
 import { OAuthParams } from './raw-params.js';
 import { splitScopes } from './scopes.js';
+import { todayUtc } from '../services/personal-access-tokens.js';
 
 function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
   reply.code(200).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).type('application/json');
@@ -25,7 +26,7 @@ interface GroupClaims {
 
 /** Groups the user belongs to directly, plus their subgroups (GitLab's membership_groups). */
 async function groupClaims(ctx: AppContext, userId: number): Promise<GroupClaims> {
-  const today = new Date().toISOString().slice(0, 10);
+  const today = todayUtc();
   const direct = await ctx.db
     .selectFrom('members')
     .innerJoin('namespaces', 'namespaces.id', 'members.source_id')

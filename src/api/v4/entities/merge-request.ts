@@ -8,6 +8,7 @@ import { detailedMergeStatus, squashOnMerge } from '../../../services/merge-requ
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { presentUserBasic } from './user.js';
 import { presentPipelineBasic, presentPipelineDetailed } from './pipeline.js';
+import { todayUtc } from '../../../services/personal-access-tokens.js';
 
 export interface MrPresentCtx {
   base: string;
@@ -71,7 +72,7 @@ export function textColor(color: string): string {
 }
 
 export function presentMilestone(m: MilestoneRow, base: string, projects: Map<number, ProjectInfo>, groupPath?: string | null) {
-  const today = new Date().toISOString().slice(0, 10);
+  const today = todayUtc();
   let webUrl: string;
   if (m.project_id !== null) {
     const p = projects.get(m.project_id);
