@@ -4,6 +4,7 @@ import { CompiledQuery, Kysely, type KyselyPlugin, type LimitNode, type LogEvent
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { join } from 'node:path';
+import { AUTH_CHANGES_CHANNEL, ChangeNotices } from './change-notices.js';
 import type { DB } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -32,6 +33,14 @@ export interface Database {
    * it to know that nothing they depend on was written by this process since.
    */
   writeEpoch(): number;
+  /**
+   * A number that changes whenever any process may have changed the rows authentication reads
+   * (users, personal and OAuth access tokens), or null when this process cannot tell. SQLite: the
+   * read snapshot's `data_version` (it changes with every commit by another connection, this
+   * process's writer included). PostgreSQL: the count of notices from migration 0010's triggers,
+   * null while the listening connection is down. Read it before the rows it is to vouch for.
+   */
+  authChanges(): number | null;
 }
 
 /** Counts completed writes: statements other than SELECT, bumped after their result. */
@@ -215,12 +224,24 @@ class TwoConnectionSqliteDriver {
    * process's write becomes visible at the next turn at the latest.
    */
   readRows(stmt: BetterSqlite3.Statement, params: unknown[]): unknown[] {
-    if (!this.reading) {
-      this.reader.prepare('begin').run();
-      this.reading = true;
-      setImmediate(this.endReadSoon);
-    }
+    this.beginRead();
     return allRows(stmt, params);
+  }
+
+  private beginRead(): void {
+    if (this.reading) return;
+    this.reader.prepare('begin').run();
+    this.reading = true;
+    setImmediate(this.endReadSoon);
+  }
+
+  private dataVersionStmt: BetterSqlite3.Statement | null = null;
+
+  /** `PRAGMA data_version` in the read snapshot of this turn (the one later reads see). */
+  dataVersion(): number {
+    this.beginRead();
+    this.dataVersionStmt ??= this.reader.prepare('pragma data_version').pluck();
+    return this.dataVersionStmt.get() as number;
   }
 
   endRead(): void {
@@ -431,12 +452,15 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     // the pool replaces it on the next query.
     pool.on('error', () => undefined);
     const epoch = new WriteEpochPlugin();
+    const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, AUTH_CHANGES_CHANNEL);
+    notices.start();
     const preparedPool = { connect: async () => preparing(await pool.connect()), end: () => pool.end() };
     const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect({ pool: preparedPool as unknown as pg.Pool }), log: queryStatsLogger(), plugins: [epoch] });
     return {
       db,
       dialect: 'postgres',
       writeEpoch: () => epoch.epoch,
+      authChanges: () => notices.stamp(),
       transaction: async (fn) => {
         try {
           return await db.transaction().execute(fn);
@@ -446,7 +470,10 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
         }
       },
       forUpdate: (qb) => qb.forUpdate(),
-      close: () => db.destroy(),
+      close: async () => {
+        await notices.close();
+        await db.destroy();
+      },
       read: async <T>(q: RawSql, params: unknown[]) => (await pool.query({ name: q.name, text: q.postgres, values: params })).rows as T[],
     };
   }
@@ -472,6 +499,7 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     db,
     dialect: 'sqlite',
     writeEpoch: () => dialect.driver.writeEpoch,
+    authChanges: () => dialect.driver.dataVersion(),
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,
     close: () => db.destroy(),

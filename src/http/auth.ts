@@ -2,7 +2,7 @@
 // them valid, which scopes a route accepts, and sudo.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { rawSql, type RawSql } from '../db/database.js';
+import { rawSql, type Database, type RawSql } from '../db/database.js';
 import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { todayUtc } from '../services/personal-access-tokens.js';
 import { tokenDigest } from '../services/secrets.js';
@@ -133,10 +133,14 @@ interface OauthRow {
   last_used_at: string | null;
 }
 
-async function activeUser(ctx: AppContext, id: number, joined: UserRow | null | undefined): Promise<UserRow> {
-  const user = joined !== undefined ? joined : (await ctx.database.read<UserRow>(USER_SQL, [id]))[0];
+function activeUser(user: UserRow | undefined | null): UserRow {
   if (!user || user.state !== 'active') throw INVALID();
   return user;
+}
+
+/** The token's owner: joined to the token row on PostgreSQL, a second point lookup on SQLite. */
+async function ownerOf(ctx: AppContext, id: number, joined: UserRow | null | undefined): Promise<UserRow> {
+  return activeUser(joined !== undefined ? joined : (await ctx.database.read<UserRow>(USER_SQL, [id]))[0]);
 }
 
 /** The token row (and, on PostgreSQL, its owner under `owner`). */
@@ -144,35 +148,74 @@ function readToken<T>(ctx: AppContext, sqlite: RawSql, postgres: RawSql, digest:
   return ctx.database.read(ctx.database.dialect === 'postgres' ? postgres : sqlite, [digest]);
 }
 
-/** Validates a personal (or group/project access) token; returns its owner. */
-async function personalToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
-  const [row] = await readToken<PatRow>(ctx, PAT_SQL, PAT_WITH_USER_PG, digest);
-  if (!row) return null;
+/** Throws unless the personal (or group/project access) token may be used now. */
+function checkPersonal(row: PatRow): void {
   if (row.revoked) throw INVALID();
   if (row.expires_at && row.expires_at <= todayUtc()) throw INVALID();
-  const user = await activeUser(ctx, row.user_id, row.owner);
-  noteUsed(ctx, 'personal', row.id, row.last_used_at);
-  return {
-    token: { kind: 'personal', id: row.id, scopes: parseScopes(row.scopes), applicationId: null, userId: user.id },
-    user,
-  };
 }
 
-/** Validates an OAuth access token (expiry from created_at + expires_in). */
-export async function oauthToken(ctx: AppContext, digest: string): Promise<{ token: AuthToken; user: UserRow } | null> {
-  const [row] = await readToken<OauthRow>(ctx, OAUTH_SQL, OAUTH_WITH_USER_PG, digest);
-  if (!row) return null;
+/** Throws unless the OAuth access token may be used now (expiry from created_at + expires_in). */
+function checkOauth(row: OauthRow): void {
   const www = { 'WWW-Authenticate': 'Bearer realm="Labwright", error="invalid_token"' };
   if (row.revoked_at) throw new ApiError(401, { message: '401 Unauthorized' }, www);
   if (row.expires_in != null && Date.parse(row.created_at) + row.expires_in * 1000 <= Date.now()) {
     throw new ApiError(401, { message: '401 Unauthorized' }, www);
   }
-  const user = await activeUser(ctx, row.resource_owner_id, row.owner);
-  noteUsed(ctx, 'oauth', row.id, row.last_used_at);
+}
+
+/** A valid token and its owner, with the row it was read from (checked again on every use). */
+type Resolved = { token: AuthToken; user: UserRow } & ({ kind: 'personal'; row: PatRow } | { kind: 'oauth'; row: OauthRow });
+
+async function personalToken(ctx: AppContext, digest: string): Promise<Resolved | null> {
+  const [row] = await readToken<PatRow>(ctx, PAT_SQL, PAT_WITH_USER_PG, digest);
+  if (!row) return null;
+  checkPersonal(row);
+  const user = await ownerOf(ctx, row.user_id, row.owner);
   return {
+    kind: 'personal',
+    row,
+    token: { kind: 'personal', id: row.id, scopes: parseScopes(row.scopes), applicationId: null, userId: user.id },
+    user,
+  };
+}
+
+async function oauthToken(ctx: AppContext, digest: string): Promise<Resolved | null> {
+  const [row] = await readToken<OauthRow>(ctx, OAUTH_SQL, OAUTH_WITH_USER_PG, digest);
+  if (!row) return null;
+  checkOauth(row);
+  const user = await ownerOf(ctx, row.resource_owner_id, row.owner);
+  return {
+    kind: 'oauth',
+    row,
     token: { kind: 'oauth', id: row.id, scopes: parseScopes(row.scopes), applicationId: row.application_id, userId: user.id },
     user,
   };
+}
+
+/**
+ * Resolved tokens, per database and token digest. An entry is used only while its database's
+ * `authChanges()` and `writeEpoch()` are what they were before its rows were read: no process has
+ * changed a user or an access token since (a revoked token, a blocked user or a changed scope is
+ * seen by the next request, in every process; on PostgreSQL once the notice arrives, milliseconds).
+ * Expiry is checked on every use. Entries are frozen: requests share them.
+ */
+interface CachedAuth {
+  resolved: Resolved;
+  changes: number;
+  epoch: number;
+  at: number;
+}
+const authCaches = new WeakMap<Database, Map<string, CachedAuth>>();
+/** A bound on an entry's age whatever the stamps say (a notice lost without the connection failing). */
+const AUTH_CACHE_MAX_AGE_MS = 10_000;
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
+
+function freezeResolved(r: Resolved): Resolved {
+  Object.freeze(r.row);
+  Object.freeze(r.user);
+  Object.freeze(r.token.scopes);
+  Object.freeze(r.token);
+  return Object.freeze(r);
 }
 
 /** Resolves a raw token value of either kind (used by the API and by git over HTTP). */
@@ -182,11 +225,30 @@ export async function resolveToken(
   kind: 'private' | 'bearer',
 ): Promise<{ token: AuthToken; user: UserRow } | null> {
   const digest = tokenDigest(ctx.config.secret, value);
-  if (kind === 'bearer') {
-    const oauth = await oauthToken(ctx, digest);
-    if (oauth) return oauth;
+  const key = kind === 'bearer' ? `b${digest}` : `p${digest}`;
+  const database = ctx.database;
+  // Both stamps before the reads they vouch for: a change during the reads makes the entry stale.
+  const changes = database.authChanges();
+  const epoch = database.writeEpoch();
+  const now = Date.now();
+  let cache = authCaches.get(database);
+  const hit = changes === null ? undefined : cache?.get(key);
+  let resolved: Resolved | null;
+  if (hit && hit.changes === changes && hit.epoch === epoch && now - hit.at < AUTH_CACHE_MAX_AGE_MS) {
+    resolved = hit.resolved;
+    if (resolved.kind === 'personal') checkPersonal(resolved.row);
+    else checkOauth(resolved.row);
+  } else {
+    resolved = (kind === 'bearer' ? await oauthToken(ctx, digest) : null) ?? (await personalToken(ctx, digest));
+    if (!resolved) return null;
+    if (changes !== null) {
+      if (!cache) authCaches.set(database, (cache = new Map()));
+      if (cache.size >= AUTH_CACHE_MAX_ENTRIES) cache.clear();
+      cache.set(key, { resolved: freezeResolved(resolved), changes, epoch, at: now });
+    }
   }
-  return personalToken(ctx, digest);
+  noteUsed(ctx, resolved.kind, resolved.row.id, resolved.row.last_used_at);
+  return resolved;
 }
 
 export interface ScopeRule {

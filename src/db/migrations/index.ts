@@ -10,9 +10,10 @@ import { projectGroupLinks } from './0006-project-group-links.js';
 import { performanceIndexes } from './0007-performance-indexes.js';
 import { hotPathIndexes } from './0008-hot-path-indexes.js';
 import { mergeRequestIndexes } from './0009-merge-request-indexes.js';
+import { authChangeNotices } from './0010-auth-change-notices.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}
