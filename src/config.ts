@@ -19,6 +19,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Keep SQLite read results while the database file is unchanged (LABWRIGHT_SQLITE_READ_CACHE). */
+  sqliteReadCache: boolean;
   externalUrl: string | null;
   initialRootPassword: string | null;
   initialRootToken: string | null;
@@ -104,5 +106,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxOffset: intEnv(env, 'LABWRIGHT_MAX_OFFSET', 50000),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.LABWRIGHT_TRUST_PROXY === 'true',
+    sqliteReadCache: oneOf(env, 'LABWRIGHT_SQLITE_READ_CACHE', ['true', 'false'] as const, 'true') === 'true',
   };
 }

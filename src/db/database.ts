@@ -155,6 +155,25 @@ function shaperOf(stmt: BetterSqlite3.Statement): ((r: unknown[]) => Record<stri
   return shape;
 }
 
+/** At most this many values (rows × columns) are kept by the SQLite read cache (then it starts over). */
+const MAX_CACHED_VALUES = 500_000;
+
+/**
+ * Statement parameters as a cache key, with their types (SQLite compares 1 and '1' differently);
+ * null for parameters that are not plain numbers, strings or nulls (not cached).
+ */
+function paramsKey(params: unknown[]): string | null {
+  let key = '';
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    if (typeof p === 'number') key += `n${p}\u0000`;
+    else if (typeof p === 'string') key += `s${p.length}:${p}`;
+    else if (p === null) key += 'z';
+    else return null;
+  }
+  return key;
+}
+
 /** All rows of a reader statement, as fast-shaped objects. */
 export function allRows(stmt: BetterSqlite3.Statement, params: unknown[]): unknown[] {
   const shape = shaperOf(stmt);
@@ -214,7 +233,10 @@ class TwoConnectionSqliteDriver {
   constructor(
     readonly writer: BetterSqlite3.Database,
     readonly reader: BetterSqlite3.Database,
-  ) {}
+    readCache: boolean,
+  ) {
+    this.results = readCache ? new Map() : null;
+  }
 
   /**
    * Reads of one turn of the event loop share one read transaction on the reader: opening and
@@ -222,26 +244,70 @@ class TwoConnectionSqliteDriver {
    * most of their time. The snapshot ends at the end of the turn (setImmediate) and as soon as this
    * process writes anything, so every read sees all writes acknowledged before it; another
    * process's write becomes visible at the next turn at the latest.
+   *
+   * Results are kept for as long as the database file is unchanged: `PRAGMA data_version`, read
+   * when the snapshot starts, changes with every commit of any other connection (this process's
+   * writer and every other process included), and the cache is emptied when it does. The same
+   * statement with the same parameters on the same version of the file gives the same rows (no
+   * statement reads the clock or random numbers: times are parameters), so a result is reused
+   * only where SQLite would have computed it again. Raw rows are kept and shaped into new objects
+   * on every read, so callers may change what they get.
    */
   readRows(stmt: BetterSqlite3.Statement, params: unknown[]): unknown[] {
     this.beginRead();
-    return allRows(stmt, params);
+    const shape = this.results ? shaperOf(stmt) : null;
+    const key = shape ? paramsKey(params) : null;
+    if (!shape || key === null) return allRows(stmt, params);
+    const results = this.results!;
+    if (this.resultsVersion !== this.version) {
+      results.clear();
+      this.resultsVersion = this.version;
+      this.cachedValues = 0;
+    }
+    let byParams = results.get(stmt);
+    let raws = byParams?.get(key);
+    if (!raws) {
+      raws = stmt.all(params) as unknown[][];
+      const values = raws.length * (raws[0]?.length ?? 0) + 1;
+      if (values <= MAX_CACHED_VALUES / 16) {
+        if (this.cachedValues + values > MAX_CACHED_VALUES) {
+          results.clear();
+          this.cachedValues = 0;
+          byParams = undefined;
+        }
+        if (!byParams) results.set(stmt, (byParams = new Map()));
+        byParams.set(key, raws);
+        this.cachedValues += values;
+      }
+    }
+    const out = new Array<unknown>(raws.length);
+    for (let i = 0; i < raws.length; i++) out[i] = shape(raws[i]);
+    return out;
   }
+
+  /** Raw rows per reader statement and parameters, for `resultsVersion` (null: no cache). */
+  private readonly results: Map<BetterSqlite3.Statement, Map<string, unknown[][]>> | null;
+  private resultsVersion = -1;
+  /** Values (rows × columns, plus one per result) held in `results`. */
+  private cachedValues = 0;
+  /** `data_version` of the open read snapshot. */
+  private version = -1;
+  private dataVersionStmt: BetterSqlite3.Statement | null = null;
 
   private beginRead(): void {
     if (this.reading) return;
+    // BEGIN alone takes no snapshot; the pragma, as the first read, fixes it (and its version).
     this.reader.prepare('begin').run();
     this.reading = true;
     setImmediate(this.endReadSoon);
+    this.dataVersionStmt ??= this.reader.prepare('pragma data_version').pluck();
+    this.version = this.dataVersionStmt.get() as number;
   }
 
-  private dataVersionStmt: BetterSqlite3.Statement | null = null;
-
-  /** `PRAGMA data_version` in the read snapshot of this turn (the one later reads see). */
+  /** `PRAGMA data_version` of the read snapshot of this turn (the one later reads see). */
   dataVersion(): number {
     this.beginRead();
-    this.dataVersionStmt ??= this.reader.prepare('pragma data_version').pluck();
-    return this.dataVersionStmt.get() as number;
+    return this.version;
   }
 
   endRead(): void {
@@ -332,9 +398,9 @@ class TwoConnectionSqliteDriver {
 class TwoConnectionSqliteDialect extends SqliteDialect {
   readonly driver: TwoConnectionSqliteDriver;
 
-  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database }) {
+  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database; readCache: boolean }) {
     super({ database: connections.writer });
-    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader);
+    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader, connections.readCache);
   }
 
   override createAdapter() {
@@ -445,7 +511,8 @@ function preparing(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
-export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string }): Database {
+/** `sqliteReadCache` (default on): keep SQLite read results while the file is unchanged (see readRows). */
+export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string; sqliteReadCache?: boolean }): Database {
   if (opts.databaseUrl) {
     const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client whose server connection ends (restart, drop database) must not crash the process;
@@ -480,7 +547,7 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
   const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
   const writer = openSqlite(file);
   const reader = openSqlite(file, { reader: true });
-  const dialect = new TwoConnectionSqliteDialect({ writer, reader });
+  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.sqliteReadCache ?? true });
   const log = queryStatsLogger();
   const db = new Kysely<DB>({ dialect, log });
   // Reads on the read connection without the executor (`read`, and prepared statements through
