@@ -194,6 +194,8 @@ describe('group members and inheritance', () => {
     expect(p.path_with_namespace).toBe('team/sub/deep');
     const seen = await s.request('GET', `/projects/${encodeURIComponent('team/sub/deep')}`, { token: dev.token });
     expect(seen.status).toBe(200);
+    // Inherited from the top-level group, two levels up (read with the project on PostgreSQL).
+    expect(seen.body.permissions).toEqual({ project_access: null, group_access: { access_level: 30, notification_level: 3 } });
     const lower = await add(owner.token, `/projects/${p.id}`, dev.id, 20);
     expect(lower.status).toBe(400);
     expect(lower.body).toEqual({ message: { access_level: ['should be greater than or equal to Developer inherited membership from group team'] } });
