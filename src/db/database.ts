@@ -41,6 +41,8 @@ export interface Database {
    * null while the listening connection is down. Read it before the rows it is to vouch for.
    */
   authChanges(): number | null;
+  /** SQLite with its read cache on: what the cache holds (estimated bytes, see resultBytes); otherwise null. */
+  readCacheStats(): { entries: number; bytes: number } | null;
 }
 
 /** Counts completed writes: statements other than SELECT, bumped after their result. */
@@ -155,8 +157,23 @@ function shaperOf(stmt: BetterSqlite3.Statement): ((r: unknown[]) => Record<stri
   return shape;
 }
 
-/** At most this many values (rows × columns) are kept by the SQLite read cache (then it starts over). */
-const MAX_CACHED_VALUES = 500_000;
+/**
+ * Bounds of the SQLite read cache (then it starts over): estimated bytes (resultBytes), entries, and
+ * the longest parameter key kept (a search string of 16 KB is read once, not kept).
+ */
+const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+const MAX_CACHED_ENTRIES = 20_000;
+const MAX_CACHED_KEY = 512;
+
+/** A result's memory, estimated: two bytes per character of its key and strings, 16 per other value and row. */
+function resultBytes(key: string, raws: unknown[][]): number {
+  let bytes = 64 + 2 * key.length;
+  for (const row of raws) {
+    bytes += 16;
+    for (const v of row) bytes += typeof v === 'string' ? 16 + 2 * v.length : 16;
+  }
+  return bytes;
+}
 
 /**
  * Statement parameters as a cache key, with their types (SQLite compares 1 and '1' differently);
@@ -170,6 +187,7 @@ function paramsKey(params: unknown[]): string | null {
     else if (typeof p === 'string') key += `s${p.length}:${p}`;
     else if (p === null) key += 'z';
     else return null;
+    if (key.length > MAX_CACHED_KEY) return null;
   }
   return key;
 }
@@ -259,25 +277,21 @@ class TwoConnectionSqliteDriver {
     const key = shape ? paramsKey(params) : null;
     if (!shape || key === null) return allRows(stmt, params);
     const results = this.results!;
-    if (this.resultsVersion !== this.version) {
-      results.clear();
-      this.resultsVersion = this.version;
-      this.cachedValues = 0;
-    }
+    if (this.resultsVersion !== this.version) this.emptyResults(this.version);
     let byParams = results.get(stmt);
     let raws = byParams?.get(key);
     if (!raws) {
       raws = stmt.all(params) as unknown[][];
-      const values = raws.length * (raws[0]?.length ?? 0) + 1;
-      if (values <= MAX_CACHED_VALUES / 16) {
-        if (this.cachedValues + values > MAX_CACHED_VALUES) {
-          results.clear();
-          this.cachedValues = 0;
+      const bytes = resultBytes(key, raws);
+      if (bytes <= MAX_CACHED_BYTES / 16) {
+        if (this.cachedBytes + bytes > MAX_CACHED_BYTES || this.cachedEntries >= MAX_CACHED_ENTRIES) {
+          this.emptyResults(this.version);
           byParams = undefined;
         }
         if (!byParams) results.set(stmt, (byParams = new Map()));
         byParams.set(key, raws);
-        this.cachedValues += values;
+        this.cachedBytes += bytes;
+        this.cachedEntries++;
       }
     }
     const out = new Array<unknown>(raws.length);
@@ -285,23 +299,46 @@ class TwoConnectionSqliteDriver {
     return out;
   }
 
+  cacheStats(): { entries: number; bytes: number } | null {
+    return this.results ? { entries: this.cachedEntries, bytes: this.cachedBytes } : null;
+  }
+
+  private emptyResults(version: number): void {
+    this.results?.clear();
+    this.resultsVersion = version;
+    this.cachedBytes = 0;
+    this.cachedEntries = 0;
+  }
+
   /** Raw rows per reader statement and parameters, for `resultsVersion` (null: no cache). */
   private readonly results: Map<BetterSqlite3.Statement, Map<string, unknown[][]>> | null;
   private resultsVersion = -1;
-  /** Values (rows × columns, plus one per result) held in `results`. */
-  private cachedValues = 0;
-  /** `data_version` of the open read snapshot. */
-  private version = -1;
+  /** Estimated bytes (keys, strings, numbers and rows; see resultBytes) and entries in `results`. */
+  private cachedBytes = 0;
+  private cachedEntries = 0;
+  /** `data_version` of the open read snapshot (NaN when none could be opened: matches nothing). */
+  private version = Number.NaN;
   private dataVersionStmt: BetterSqlite3.Statement | null = null;
 
   private beginRead(): void {
-    if (this.reading) return;
+    // A snapshot SQLite ended by itself (after an error) counts as none.
+    if (this.reading && this.reader.inTransaction) return;
+    this.reading = false;
+    this.version = Number.NaN;
+    // A read transaction left open by a failed commit (endRead) holds an old snapshot: drop it.
+    if (this.reader.inTransaction) this.reader.prepare('rollback').run();
     // BEGIN alone takes no snapshot; the pragma, as the first read, fixes it (and its version).
     this.reader.prepare('begin').run();
+    try {
+      this.dataVersionStmt ??= this.reader.prepare('pragma data_version').pluck();
+      this.version = this.dataVersionStmt.get() as number;
+    } catch (err) {
+      this.version = Number.NaN;
+      if (this.reader.inTransaction) this.reader.prepare('rollback').run();
+      throw err;
+    }
     this.reading = true;
     setImmediate(this.endReadSoon);
-    this.dataVersionStmt ??= this.reader.prepare('pragma data_version').pluck();
-    this.version = this.dataVersionStmt.get() as number;
   }
 
   /** `PRAGMA data_version` of the read snapshot of this turn (the one later reads see). */
@@ -520,7 +557,6 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     pool.on('error', () => undefined);
     const epoch = new WriteEpochPlugin();
     const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, AUTH_CHANGES_CHANNEL);
-    notices.start();
     const preparedPool = { connect: async () => preparing(await pool.connect()), end: () => pool.end() };
     const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect({ pool: preparedPool as unknown as pg.Pool }), log: queryStatsLogger(), plugins: [epoch] });
     return {
@@ -528,6 +564,7 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
       dialect: 'postgres',
       writeEpoch: () => epoch.epoch,
       authChanges: () => notices.stamp(),
+      readCacheStats: () => null,
       transaction: async (fn) => {
         try {
           return await db.transaction().execute(fn);
@@ -567,6 +604,7 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
     dialect: 'sqlite',
     writeEpoch: () => dialect.driver.writeEpoch,
     authChanges: () => dialect.driver.dataVersion(),
+    readCacheStats: () => dialect.driver.cacheStats(),
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,
     close: () => db.destroy(),

@@ -230,7 +230,7 @@ export async function resolveToken(
   // Both stamps before the reads they vouch for: a change during the reads makes the entry stale.
   const changes = database.authChanges();
   const epoch = database.writeEpoch();
-  const now = Date.now();
+  const now = performance.now();
   let cache = authCaches.get(database);
   const hit = changes === null ? undefined : cache?.get(key);
   let resolved: Resolved | null;

@@ -112,6 +112,29 @@ describe('read cache', () => {
     expect(await database.read(pair, ['x', 'z'])).toEqual([{ a: 'x', b: 'z' }]);
   });
 
+  it('memory stays bounded: long parameters are not kept, and many results start it over', async () => {
+    const echo = rawSql('select ? as a');
+    const stats = () => database.readCacheStats();
+    if (TEST_DB === 'postgres') {
+      expect(stats()).toBeNull();
+      return;
+    }
+    await nextTurn();
+    const before = stats()!.entries;
+    // A search string of 16 KB (anonymous requests may send them) is read, not kept.
+    const long = 'x'.repeat(16_000);
+    expect(await database.read(echo, [long])).toEqual([{ a: long }]);
+    expect(stats()!.entries).toBe(before);
+    // 3,000 distinct results of about 1 KB each (about 6 MB estimated with their keys) stay under
+    // the bounds; 30,000 more go past the entry bound and the cache starts over instead of growing.
+    for (let i = 0; i < 3000; i++) await database.read(echo, [`${i}:${'y'.repeat(500)}`]);
+    expect(stats()!.entries).toBeGreaterThan(before);
+    expect(stats()!.bytes).toBeGreaterThan(3000 * 1000);
+    for (let i = 0; i < 30_000; i++) await database.read(echo, [`k${i}`]);
+    expect(stats()!.entries).toBeLessThanOrEqual(20_000);
+    expect(stats()!.bytes).toBeLessThanOrEqual(32 * 1024 * 1024);
+  });
+
   it('LABWRIGHT_SQLITE_READ_CACHE turns it off; anything but true or false is refused', () => {
     expect(loadConfig({ LABWRIGHT_DATA_DIR: storage.dataDir }).sqliteReadCache).toBe(true);
     expect(loadConfig({ LABWRIGHT_DATA_DIR: storage.dataDir, LABWRIGHT_SQLITE_READ_CACHE: 'false' }).sqliteReadCache).toBe(false);
