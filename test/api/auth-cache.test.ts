@@ -1,10 +1,9 @@
 // The authentication cache (src/http/auth.ts): a resolved token is reused only while no process
 // can have changed a user or an access token. These tests change rows behind the server's back,
 // through a connection of their own, and expect the very next request to see it.
-import BetterSqlite3 from 'better-sqlite3';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOutside, until } from '../helpers/outside.js';
 import { startServer, TEST_DB, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
@@ -17,26 +16,9 @@ afterAll(async () => {
   await s?.close();
 });
 
-/** Runs one statement on the server's database through a separate connection (another process's view). */
-async function outside(statement: string, params: unknown[] = [], opts: { noTriggers?: boolean } = {}): Promise<void> {
-  if (TEST_DB === 'sqlite') {
-    const db = new BetterSqlite3(join(s.dataDir, 'labwright.sqlite3'));
-    try {
-      db.prepare(statement).run(...params);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: s.app.lw.config.databaseUrl! });
-  await client.connect();
-  try {
-    // Triggers do not fire in replica mode: a change no notice reports.
-    if (opts.noTriggers) await client.query('set session_replication_role = replica');
-    await client.query(statement.replace(/\?/g, (() => { let n = 0; return () => `$${++n}`; })()), params);
-  } finally {
-    await client.end();
-  }
+/** A statement on the server's database through a connection of the test's own (another process's view). */
+function outside(statement: string, params: unknown[] = [], opts: { noTriggers?: boolean } = {}): Promise<void> {
+  return runOutside({ dataDir: s.dataDir, databaseUrl: s.app.lw.config.databaseUrl }, statement, params, opts);
 }
 
 async function userWithToken(name: string) {
@@ -52,15 +34,6 @@ async function userWithToken(name: string) {
   // Twice: the second answer comes from the cache.
   for (let i = 0; i < 2; i++) expect((await s.request('GET', '/user', { token: u.token })).status).toBe(200);
   return { ...u, tokenId: (await row()).id };
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
 }
 
 describe('authentication cache', () => {

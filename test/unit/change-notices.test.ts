@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_CHANGES_CHANNEL, ChangeNotices } from '../../src/db/change-notices.js';
+import { until } from '../helpers/outside.js';
 import { createFreshStorage, TEST_DB, type FreshStorage } from '../helpers/server.js';
 
 let storage: FreshStorage;
@@ -16,15 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await storage?.destroy();
 });
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
-}
 
 describe('change notices', () => {
   it('counts notices, and a connection that silently stops listening is noticed and replaced', async () => {

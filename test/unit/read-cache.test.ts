@@ -1,14 +1,12 @@
 // The SQLite read cache (TwoConnectionSqliteDriver.readRows): results are reused only while the
 // database file is unchanged, never shared as objects, and keyed by parameter types. The same
 // expectations hold on PostgreSQL, which has no such cache.
-import BetterSqlite3 from 'better-sqlite3';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, rawSql, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { prepared } from '../../src/db/prepared.js';
 import { loadConfig } from '../../src/config.js';
+import { runOutside } from '../helpers/outside.js';
 import { createFreshStorage, TEST_DB, type FreshStorage } from '../helpers/server.js';
 
 let storage: FreshStorage;
@@ -18,25 +16,7 @@ const LABELS = rawSql('select id, title, color from labels where project_id = ? 
 const labelsOf = prepared((db, projectId: number) => db.selectFrom('labels').select(['id', 'title']).where('project_id', '=', projectId).orderBy('id'));
 
 /** A statement through a connection of its own: another process's write. */
-async function otherProcess(statement: string, params: unknown[]): Promise<void> {
-  if (TEST_DB === 'sqlite') {
-    const db = new BetterSqlite3(join(storage.dataDir, 'labwright.sqlite3'));
-    try {
-      db.prepare(statement).run(...params);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: storage.databaseUrl });
-  await client.connect();
-  try {
-    let n = 0;
-    await client.query(statement.replace(/\?/g, () => `$${++n}`), params);
-  } finally {
-    await client.end();
-  }
-}
+const otherProcess = (statement: string, params: unknown[]) => runOutside({ dataDir: storage.dataDir, databaseUrl: storage.databaseUrl || null }, statement, params);
 
 /** The next turn of the event loop: a new read snapshot on SQLite. */
 const nextTurn = () => new Promise((r) => setImmediate(r));
