@@ -196,7 +196,11 @@ function paramsKey(params: unknown[]): string | null {
 export function allRows(stmt: BetterSqlite3.Statement, params: unknown[]): unknown[] {
   const shape = shaperOf(stmt);
   if (!shape) return stmt.all(params);
-  const raws = stmt.all(params) as unknown[][];
+  return shapeRows(shape, stmt.all(params) as unknown[][]);
+}
+
+/** New objects for raw rows. */
+function shapeRows(shape: (r: unknown[]) => Record<string, unknown>, raws: unknown[][]): unknown[] {
   const out = new Array<unknown>(raws.length);
   for (let i = 0; i < raws.length; i++) out[i] = shape(raws[i]);
   return out;
@@ -294,9 +298,7 @@ class TwoConnectionSqliteDriver {
         this.cachedEntries++;
       }
     }
-    const out = new Array<unknown>(raws.length);
-    for (let i = 0; i < raws.length; i++) out[i] = shape(raws[i]);
-    return out;
+    return shapeRows(shape, raws);
   }
 
   cacheStats(): { entries: number; bytes: number } | null {

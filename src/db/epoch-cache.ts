@@ -1,4 +1,5 @@
-// Short-lived caches of figures derived from the database (list totals, namespace statistics).
+// Short-lived caches of values derived from the database (list totals, namespace statistics,
+// resolved tokens).
 import type { Database } from './database.js';
 
 /** Longer keys are not kept. */
@@ -7,6 +8,7 @@ const MAX_KEY_LENGTH = 2048;
 interface Entry<V> {
   value: V;
   epoch: number;
+  /** performance.now() when stored (monotonic: a clock step neither stretches nor ends a TTL). */
   at: number;
 }
 
@@ -26,7 +28,7 @@ export class EpochCache<V> {
 
   get(database: Database, key: string): V | undefined {
     const hit = this.byDatabase.get(database)?.get(key);
-    if (!hit || hit.epoch !== database.writeEpoch() || Date.now() - hit.at >= this.ttlMs) return undefined;
+    if (!hit || hit.epoch !== database.writeEpoch() || performance.now() - hit.at >= this.ttlMs) return undefined;
     return hit.value;
   }
 
@@ -37,6 +39,15 @@ export class EpochCache<V> {
     let map = this.byDatabase.get(database);
     if (!map) this.byDatabase.set(database, (map = new Map()));
     if (map.size >= this.maxEntries) map.clear();
-    map.set(key, { value, epoch, at: Date.now() });
+    map.set(key, { value, epoch, at: performance.now() });
   }
+}
+
+/** Freezes a value and everything reachable from it (cached values shared by requests: read only). */
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const inner of Object.values(v)) deepFreeze(inner);
+  }
+  return v;
 }

@@ -2,7 +2,8 @@
 // them valid, which scopes a route accepts, and sudo.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { rawSql, type Database, type RawSql } from '../db/database.js';
+import { rawSql, type RawSql } from '../db/database.js';
+import { deepFreeze, EpochCache } from '../db/epoch-cache.js';
 import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { todayUtc } from '../services/personal-access-tokens.js';
 import { tokenDigest } from '../services/secrets.js';
@@ -193,30 +194,15 @@ async function oauthToken(ctx: AppContext, digest: string): Promise<Resolved | n
 }
 
 /**
- * Resolved tokens, per database and token digest. An entry is used only while its database's
- * `authChanges()` and `writeEpoch()` are what they were before its rows were read: no process has
+ * Resolved tokens by database, `authChanges()` stamp and token digest. An entry is used only while
+ * the stamp and the write epoch are what they were before its rows were read: no process has
  * changed a user or an access token since (a revoked token, a blocked user or a changed scope is
  * seen by the next request, in every process; on PostgreSQL once the notice arrives, milliseconds).
- * Expiry is checked on every use. Entries are frozen: requests share them.
+ * The stamp is part of the key, so entries of an older one are never found again (and go when the
+ * map is full). At most 10 s old whatever the stamps say (a notice lost without the connection
+ * failing). Expiry is checked on every use. Entries are frozen: requests share them.
  */
-interface CachedAuth {
-  resolved: Resolved;
-  changes: number;
-  epoch: number;
-  at: number;
-}
-const authCaches = new WeakMap<Database, Map<string, CachedAuth>>();
-/** A bound on an entry's age whatever the stamps say (a notice lost without the connection failing). */
-const AUTH_CACHE_MAX_AGE_MS = 10_000;
-const AUTH_CACHE_MAX_ENTRIES = 10_000;
-
-function freezeResolved(r: Resolved): Resolved {
-  Object.freeze(r.row);
-  Object.freeze(r.user);
-  Object.freeze(r.token.scopes);
-  Object.freeze(r.token);
-  return Object.freeze(r);
-}
+const resolvedTokens = new EpochCache<Resolved>(10_000, 10_000);
 
 /** Resolves a raw token value of either kind (used by the API and by git over HTTP). */
 export async function resolveToken(
@@ -225,27 +211,20 @@ export async function resolveToken(
   kind: 'private' | 'bearer',
 ): Promise<{ token: AuthToken; user: UserRow } | null> {
   const digest = tokenDigest(ctx.config.secret, value);
-  const key = kind === 'bearer' ? `b${digest}` : `p${digest}`;
   const database = ctx.database;
   // Both stamps before the reads they vouch for: a change during the reads makes the entry stale.
   const changes = database.authChanges();
   const epoch = database.writeEpoch();
-  const now = performance.now();
-  let cache = authCaches.get(database);
-  const hit = changes === null ? undefined : cache?.get(key);
-  let resolved: Resolved | null;
-  if (hit && hit.changes === changes && hit.epoch === epoch && now - hit.at < AUTH_CACHE_MAX_AGE_MS) {
-    resolved = hit.resolved;
+  const key = `${changes}:${kind === 'bearer' ? 'b' : 'p'}${digest}`;
+  let resolved = changes === null ? undefined : resolvedTokens.get(database, key);
+  if (resolved) {
     if (resolved.kind === 'personal') checkPersonal(resolved.row);
     else checkOauth(resolved.row);
   } else {
-    resolved = (kind === 'bearer' ? await oauthToken(ctx, digest) : null) ?? (await personalToken(ctx, digest));
-    if (!resolved) return null;
-    if (changes !== null) {
-      if (!cache) authCaches.set(database, (cache = new Map()));
-      if (cache.size >= AUTH_CACHE_MAX_ENTRIES) cache.clear();
-      cache.set(key, { resolved: freezeResolved(resolved), changes, epoch, at: now });
-    }
+    const read = (kind === 'bearer' ? await oauthToken(ctx, digest) : null) ?? (await personalToken(ctx, digest));
+    if (!read) return null;
+    resolved = read;
+    if (changes !== null) resolvedTokens.set(database, key, deepFreeze(read), epoch);
   }
   noteUsed(ctx, resolved.kind, resolved.row.id, resolved.row.last_used_at);
   return resolved;

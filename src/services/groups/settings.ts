@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import { paramError } from '../../http/errors.js';
 import type { Params } from '../../http/params.js';
 import { hosted, selfManaged, tierAvailable, type Tier } from './tiers.js';
+import { deepFreeze } from '../../db/epoch-cache.js';
 
 type Kind = 'bool' | 'nbool' | 'int' | 'nint' | 'string' | 'nstring' | 'enum' | 'strings' | 'ints' | 'hash';
 
@@ -131,14 +132,6 @@ export type GroupSettings = Record<string, unknown>;
 /** effectiveSettings by stored text (most groups store the same few), frozen: callers only read. */
 const effective = new Map<string, GroupSettings>();
 const MAX_EFFECTIVE = 1000;
-
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const inner of Object.values(v)) deepFreeze(inner);
-  }
-  return v;
-}
 
 /**
  * Stored overrides merged over the defaults (read-only). Building the 48 keys and parsing the row
