@@ -81,7 +81,7 @@ function errorHandler(this: FastifyInstance, err: unknown, req: FastifyRequest, 
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance & { lw: AppContext }> {
-  const database = opts.database ?? createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteReadCache: config.sqliteReadCache });
+  const database = opts.database ?? createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, readCache: config.readCache });
   const reposDir = join(config.dataDir, 'repositories');
   mkdirSync(reposDir, { recursive: true });
 

@@ -19,8 +19,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
-  /** Keep SQLite read results while the database file is unchanged (LABWRIGHT_SQLITE_READ_CACHE). */
-  sqliteReadCache: boolean;
+  /**
+   * Keep read results while nothing has changed them: on SQLite while the database file is
+   * unchanged (LABWRIGHT_SQLITE_READ_CACHE), on PostgreSQL until a change notice comes
+   * (LABWRIGHT_POSTGRES_READ_CACHE), each for its own database kind.
+   */
+  readCache: boolean;
   externalUrl: string | null;
   initialRootPassword: string | null;
   initialRootToken: string | null;
@@ -76,6 +80,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.LABWRIGHT_DATA_DIR || './data');
   mkdirSync(dataDir, { recursive: true });
   const databaseUrl = env.DATABASE_URL || null;
+  // Both are checked, whichever database is in use.
+  const sqliteReadCache = oneOf(env, 'LABWRIGHT_SQLITE_READ_CACHE', ['true', 'false'] as const, 'true');
+  const postgresReadCache = oneOf(env, 'LABWRIGHT_POSTGRES_READ_CACHE', ['true', 'false'] as const, 'true');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite database)');
   }
@@ -106,6 +113,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxOffset: intEnv(env, 'LABWRIGHT_MAX_OFFSET', 50000),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.LABWRIGHT_TRUST_PROXY === 'true',
-    sqliteReadCache: oneOf(env, 'LABWRIGHT_SQLITE_READ_CACHE', ['true', 'false'] as const, 'true') === 'true',
+    readCache: (databaseUrl ? postgresReadCache : sqliteReadCache) === 'true',
   };
 }

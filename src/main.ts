@@ -34,7 +34,7 @@ async function serve(): Promise<void> {
 /** A context without HTTP for CLI commands. */
 async function cliContext(): Promise<AppContext> {
   const config = loadConfig();
-  const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteReadCache: config.sqliteReadCache });
+  const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, readCache: config.readCache });
   await migrateToLatest(database);
   const log = { info() {}, warn() {}, error() {}, debug() {}, fatal() {}, trace() {}, child() { return log; }, level: 'silent', silent() {} };
   const ctx: AppContext = {

@@ -4,6 +4,7 @@
 // function calls, and the queries simply run one after the other.
 import { CompiledQuery, PostgresAdapter, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { BoundStatement } from './prepared.js';
+import { declareRead } from './postgres-driver.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySelect = SelectQueryBuilder<any, any, any> | BoundStatement<any>;
@@ -47,7 +48,7 @@ export async function selectBatch<Q extends Record<string, AnySelect>>(
     text += `(select coalesce(json_agg(t), '[]'::json) from (${renumbered(c.sql, parameters.length, c.parameters.length)}) as t) as "${keys[i].replace(/"/g, '""')}"`;
     for (const p of c.parameters) parameters.push(p);
   }
-  const row = (await db.executeQuery(CompiledQuery.raw(text, parameters))).rows[0] as Record<string, unknown[]>;
+  const row = (await db.executeQuery(declareRead(CompiledQuery.raw(text, parameters)))).rows[0] as Record<string, unknown[]>;
   for (const k of keys) out[k] = row[k];
   return out as { [K in keyof Q]: RowsOf<Q[K]> };
 }

@@ -1,9 +1,12 @@
-// Notices of changes made by any process to the rows authentication reads (PostgreSQL).
+// Notices of changes made by any process to the database (PostgreSQL): the rows authentication
+// reads, and everything else.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 
 /** The channel migration 0010's triggers notify (with an empty payload) after a change commits. */
 export const AUTH_CHANGES_CHANNEL = 'labwright_auth_changes';
+/** The channel migration 0011's triggers notify for every other table. */
+export const DATA_CHANGES_CHANNEL = 'labwright_data_changes';
 
 /** How long to wait before connecting again after the listening connection failed. */
 const RECONNECT_MS = 1000;
@@ -12,22 +15,23 @@ const HEARTBEAT_MS = 5000;
 const HEARTBEAT_TIMEOUT_MS = 3000;
 
 /**
- * One connection per process that LISTENs on a channel and counts the change notices it receives.
- * `stamp()` is that count, or null while the connection is not (yet, or any longer) known to be
- * listening: notices sent then are lost, so a cache keyed on the stamp must not be used. The count
- * goes up by one each time listening starts again, so an entry stored before a gap never matches
- * after it.
+ * One connection per process that LISTENs on some channels and counts the change notices it
+ * receives. `stamp(channel)` is the count for one channel and `stamp()` the count for all, or null
+ * while the connection is not (yet, or any longer) known to be listening: notices sent then are
+ * lost, so a cache keyed on the stamp must not be used. Every count goes up by one each time
+ * listening starts again, so an entry stored before a gap never matches after it.
  *
  * A connection can die without telling (a firewall dropping an idle connection, a pooler that does
- * not pass notices on): every HEARTBEAT_MS the connection notifies the channel itself with a payload
- * of its own, and if that does not come back within HEARTBEAT_TIMEOUT_MS it counts as lost. Other
- * processes receive the heartbeats too and ignore them (only empty payloads are changes).
+ * not pass notices on): every HEARTBEAT_MS the connection notifies its first channel itself with a
+ * payload of its own, and if that does not come back within HEARTBEAT_TIMEOUT_MS it counts as lost.
+ * Other processes receive the heartbeats too and ignore them (only empty payloads are changes).
  *
- * The connection is opened on the first `stamp()`, so a process that never authenticates a request
- * (the command line) never opens it.
+ * The connection is opened on the first `stamp()`, so a process that never reads through a cache
+ * (most command-line commands) never opens it.
  */
 export class ChangeNotices {
-  private count = 0;
+  /** Per channel, then (last) all channels together. */
+  private readonly counts: number[];
   private listening = false;
   private closed = false;
   private client: pg.Client | null = null;
@@ -39,13 +43,17 @@ export class ChangeNotices {
   constructor(
     private readonly Client: typeof pg.Client,
     private readonly connectionString: string,
-    private readonly channel: string,
+    private readonly channels: readonly string[],
     private readonly timing = { heartbeatMs: HEARTBEAT_MS, timeoutMs: HEARTBEAT_TIMEOUT_MS, reconnectMs: RECONNECT_MS },
-  ) {}
+  ) {
+    this.counts = new Array<number>(channels.length + 1).fill(0);
+  }
 
-  stamp(): number | null {
+  /** The count of notices on `channel` (one of the constructor's), or on all channels without one. */
+  stamp(channel?: string): number | null {
     if (!this.client && !this.retry) this.start();
-    return this.listening ? this.count : null;
+    if (!this.listening) return null;
+    return this.counts[channel === undefined ? this.channels.length : this.channels.indexOf(channel)];
   }
 
   private start(): void {
@@ -56,20 +64,23 @@ export class ChangeNotices {
     client.on('error', fail);
     client.on('end', fail);
     client.on('notification', (n) => {
-      if (n.channel !== this.channel) return;
-      if (!n.payload) this.count++;
-      else if (n.payload === this.echoPayload && this.echoDeadline) {
+      const i = this.channels.indexOf(n.channel);
+      if (i < 0) return;
+      if (!n.payload) {
+        this.counts[i]++;
+        this.counts[this.channels.length]++;
+      } else if (n.payload === this.echoPayload && this.echoDeadline) {
         clearTimeout(this.echoDeadline);
         this.echoDeadline = null;
       }
     });
     client
       .connect()
-      .then(() => client.query(`listen ${this.channel}`))
+      .then(() => client.query(this.channels.map((c) => `listen ${c}`).join('; ')))
       .then(() => {
         if (this.client !== client) return;
         // Anything may have changed while nobody listened.
-        this.count++;
+        for (let i = 0; i < this.counts.length; i++) this.counts[i]++;
         this.listening = true;
         this.heartbeat = setInterval(() => this.beat(client), this.timing.heartbeatMs);
         this.heartbeat.unref();
@@ -82,7 +93,7 @@ export class ChangeNotices {
     this.echoPayload = `heartbeat:${randomBytes(8).toString('hex')}`;
     this.echoDeadline = setTimeout(() => this.lost(client), this.timing.timeoutMs);
     this.echoDeadline.unref();
-    client.query('select pg_notify($1, $2)', [this.channel, this.echoPayload]).catch(() => this.lost(client));
+    client.query('select pg_notify($1, $2)', [this.channels[0], this.echoPayload]).catch(() => this.lost(client));
   }
 
   private stopTimers(): void {

@@ -4,7 +4,9 @@ import { CompiledQuery, Kysely, type KyselyPlugin, type LimitNode, type LogEvent
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { join } from 'node:path';
-import { AUTH_CHANGES_CHANNEL, ChangeNotices } from './change-notices.js';
+import { AUTH_CHANGES_CHANNEL, ChangeNotices, DATA_CHANGES_CHANNEL } from './change-notices.js';
+import { CachingPostgresDriver } from './postgres-driver.js';
+import { paramsKey, ResultStore } from './read-cache.js';
 import type { DB } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -45,22 +47,6 @@ export interface Database {
   readCacheStats(): { entries: number; bytes: number } | null;
 }
 
-/** Counts completed writes: statements other than SELECT, bumped after their result. */
-class WriteEpochPlugin implements KyselyPlugin {
-  epoch = 0;
-  private readonly writes = new WeakSet<object>();
-
-  transformQuery(args: PluginTransformQueryArgs) {
-    if (args.node.kind !== 'SelectQueryNode') this.writes.add(args.queryId);
-    return args.node;
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.writes.has(args.queryId)) this.epoch++;
-    return args.result;
-  }
-}
-
 /**
  * PostgreSQL compiler that writes a numeric LIMIT as a literal. With `LIMIT $n` PostgreSQL costs the
  * generic plan of a prepared statement for an unknown limit, never prefers it to a custom plan, and
@@ -81,8 +67,16 @@ class LiteralLimitCompiler extends PostgresQueryCompiler {
 }
 
 class LabwrightPostgresDialect extends PostgresDialect {
+  constructor(private readonly driver: CachingPostgresDriver) {
+    super({ pool: {} as pg.Pool });
+  }
+
   override createQueryCompiler(): QueryCompiler {
     return new LiteralLimitCompiler();
+  }
+
+  override createDriver() {
+    return this.driver;
   }
 }
 
@@ -157,14 +151,6 @@ function shaperOf(stmt: BetterSqlite3.Statement): ((r: unknown[]) => Record<stri
   return shape;
 }
 
-/**
- * Bounds of the SQLite read cache (then it starts over): estimated bytes (resultBytes), entries, and
- * the longest parameter key kept (a search string of 16 KB is read once, not kept).
- */
-const MAX_CACHED_BYTES = 32 * 1024 * 1024;
-const MAX_CACHED_ENTRIES = 20_000;
-const MAX_CACHED_KEY = 512;
-
 /** A result's memory, estimated: two bytes per character of its key and strings, 16 per other value and row. */
 function resultBytes(key: string, raws: unknown[][]): number {
   let bytes = 64 + 2 * key.length;
@@ -173,23 +159,6 @@ function resultBytes(key: string, raws: unknown[][]): number {
     for (const v of row) bytes += typeof v === 'string' ? 16 + 2 * v.length : 16;
   }
   return bytes;
-}
-
-/**
- * Statement parameters as a cache key, with their types (SQLite compares 1 and '1' differently);
- * null for parameters that are not plain numbers, strings or nulls (not cached).
- */
-function paramsKey(params: unknown[]): string | null {
-  let key = '';
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    if (typeof p === 'number') key += `n${p}\u0000`;
-    else if (typeof p === 'string') key += `s${p.length}:${p}`;
-    else if (p === null) key += 'z';
-    else return null;
-    if (key.length > MAX_CACHED_KEY) return null;
-  }
-  return key;
 }
 
 /** All rows of a reader statement, as fast-shaped objects. */
@@ -257,7 +226,7 @@ class TwoConnectionSqliteDriver {
     readonly reader: BetterSqlite3.Database,
     readCache: boolean,
   ) {
-    this.results = readCache ? new Map() : null;
+    this.results = readCache ? new ResultStore() : null;
   }
 
   /**
@@ -281,43 +250,25 @@ class TwoConnectionSqliteDriver {
     const key = shape ? paramsKey(params) : null;
     if (!shape || key === null) return allRows(stmt, params);
     const results = this.results!;
-    if (this.resultsVersion !== this.version) this.emptyResults(this.version);
-    let byParams = results.get(stmt);
-    let raws = byParams?.get(key);
+    if (this.resultsVersion !== this.version) {
+      results.clear();
+      this.resultsVersion = this.version;
+    }
+    let raws = results.get(stmt, key);
     if (!raws) {
       raws = stmt.all(params) as unknown[][];
-      const bytes = resultBytes(key, raws);
-      if (bytes <= MAX_CACHED_BYTES / 16) {
-        if (this.cachedBytes + bytes > MAX_CACHED_BYTES || this.cachedEntries >= MAX_CACHED_ENTRIES) {
-          this.emptyResults(this.version);
-          byParams = undefined;
-        }
-        if (!byParams) results.set(stmt, (byParams = new Map()));
-        byParams.set(key, raws);
-        this.cachedBytes += bytes;
-        this.cachedEntries++;
-      }
+      results.set(stmt, key, raws, resultBytes(key, raws));
     }
     return shapeRows(shape, raws);
   }
 
   cacheStats(): { entries: number; bytes: number } | null {
-    return this.results ? { entries: this.cachedEntries, bytes: this.cachedBytes } : null;
-  }
-
-  private emptyResults(version: number): void {
-    this.results?.clear();
-    this.resultsVersion = version;
-    this.cachedBytes = 0;
-    this.cachedEntries = 0;
+    return this.results ? this.results.stats() : null;
   }
 
   /** Raw rows per reader statement and parameters, for `resultsVersion` (null: no cache). */
-  private readonly results: Map<BetterSqlite3.Statement, Map<string, unknown[][]>> | null;
+  private readonly results: ResultStore<BetterSqlite3.Statement, unknown[][]> | null;
   private resultsVersion = -1;
-  /** Estimated bytes (keys, strings, numbers and rows; see resultBytes) and entries in `results`. */
-  private cachedBytes = 0;
-  private cachedEntries = 0;
   /** `data_version` of the open read snapshot (NaN when none could be opened: matches nothing). */
   private version = Number.NaN;
   private dataVersionStmt: BetterSqlite3.Statement | null = null;
@@ -550,31 +501,35 @@ function preparing(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
-/** `sqliteReadCache` (default on): keep SQLite read results while the file is unchanged (see readRows). */
-export function createDatabase(opts: { databaseUrl: string | null; dataDir: string; sqliteFile?: string; sqliteReadCache?: boolean }): Database {
+/**
+ * `readCache` (default on): keep read results while nothing has changed them (SQLite: readRows;
+ * PostgreSQL: CachingPostgresDriver).
+ */
+export function createDatabase(opts: {
+  databaseUrl: string | null;
+  dataDir: string;
+  sqliteFile?: string;
+  readCache?: boolean;
+  /** PostgreSQL: the longest a kept result is used (tests; default MAX_AGE_MS). */
+  readCacheMaxAgeMs?: number;
+}): Database {
   if (opts.databaseUrl) {
     const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client whose server connection ends (restart, drop database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => undefined);
-    const epoch = new WriteEpochPlugin();
-    const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, AUTH_CHANGES_CHANNEL);
-    const preparedPool = { connect: async () => preparing(await pool.connect()), end: () => pool.end() };
-    const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect({ pool: preparedPool as unknown as pg.Pool }), log: queryStatsLogger(), plugins: [epoch] });
+    const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, [AUTH_CHANGES_CHANNEL, DATA_CHANGES_CHANNEL]);
+    const readCache = opts.readCache ?? true;
+    const driver = new CachingPostgresDriver(pool, async () => preparing(await pool.connect()), readCache ? () => notices.stamp() : null, opts.readCacheMaxAgeMs);
+    const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect(driver), log: queryStatsLogger() });
+    directReaders.set(db, (text, params) => driver.peek(text, params));
     return {
       db,
       dialect: 'postgres',
-      writeEpoch: () => epoch.epoch,
-      authChanges: () => notices.stamp(),
-      readCacheStats: () => null,
-      transaction: async (fn) => {
-        try {
-          return await db.transaction().execute(fn);
-        } finally {
-          // After the commit (or rollback): reads from now on may see what the transaction wrote.
-          epoch.epoch++;
-        }
-      },
+      writeEpoch: () => driver.writeEpoch,
+      authChanges: () => notices.stamp(AUTH_CHANGES_CHANNEL),
+      readCacheStats: () => driver.cacheStats(),
+      transaction: (fn) => db.transaction().execute(fn),
       forUpdate: (qb) => qb.forUpdate(),
       close: async () => {
         await notices.close();
@@ -586,7 +541,7 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
   const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
   const writer = openSqlite(file);
   const reader = openSqlite(file, { reader: true });
-  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.sqliteReadCache ?? true });
+  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.readCache ?? true });
   const log = queryStatsLogger();
   const db = new Kysely<DB>({ dialect, log });
   // Reads on the read connection without the executor (`read`, and prepared statements through
@@ -622,15 +577,16 @@ export function createDatabase(opts: { databaseUrl: string | null; dataDir: stri
   };
 }
 
-/** Per SQLite Kysely instance (never a transaction): runs a read-only statement on the read connection. */
+/** Per Kysely instance (never a transaction): runs a read-only statement at once if it can (readDirect). */
 const directReaders = new WeakMap<object, (text: string, params: unknown[]) => unknown[] | undefined>();
 
 /**
- * Runs an already compiled statement synchronously on SQLite's read connection, as `read` does,
- * when `db` is a SQLite database outside any transaction and the statement only reads; otherwise
- * (PostgreSQL, a transaction, a write) undefined, and the caller goes through the query builder's
- * executor. Prepared statements use it: the executor's chain of promises per statement (connection,
- * execution, release) cost more than a small SQLite read itself.
+ * Runs an already compiled SELECT at once, without the query builder's executor, where that can
+ * be done synchronously: on SQLite on the read connection, as `read` does, when `db` is the
+ * database outside any transaction and the statement only reads; on PostgreSQL when its result is
+ * in the read cache. Otherwise (a transaction, a write, a PostgreSQL miss) undefined, and the
+ * caller goes through the executor. Prepared statements use it: the executor's chain of promises
+ * per statement (connection, execution, release) cost more than a small SQLite read itself.
  */
 export function readDirect(db: object, text: string, params: unknown[]): unknown[] | undefined {
   const direct = directReaders.get(db);

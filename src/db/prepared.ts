@@ -74,7 +74,7 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
   }
   const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => {
     const q = bind(db, args);
-    const direct = readDirect(db, q.sql, q.parameters as unknown[]);
+    const direct = q.query.kind === 'SelectQueryNode' ? readDirect(db, q.sql, q.parameters as unknown[]) : undefined;
     if (direct) return direct as R[];
     return (await db.executeQuery(q)).rows;
   };

@@ -24,7 +24,7 @@ describe('change notices', () => {
       expect(storage.databaseUrl).toBe('');
       return;
     }
-    const notices = new ChangeNotices(pg.Client, storage.databaseUrl, AUTH_CHANGES_CHANNEL, { heartbeatMs: 100, timeoutMs: 300, reconnectMs: 100 });
+    const notices = new ChangeNotices(pg.Client, storage.databaseUrl, [AUTH_CHANGES_CHANNEL], { heartbeatMs: 100, timeoutMs: 300, reconnectMs: 100 });
     const other = new pg.Client({ connectionString: storage.databaseUrl });
     await other.connect();
     try {

@@ -1,12 +1,16 @@
-// The SQLite read cache (TwoConnectionSqliteDriver.readRows): results are reused only while the
-// database file is unchanged, never shared as objects, and keyed by parameter types. The same
-// expectations hold on PostgreSQL, which has no such cache.
+// The read caches: SQLite's (TwoConnectionSqliteDriver.readRows), whose results are reused only
+// while the database file is unchanged, and PostgreSQL's (CachingPostgresDriver), whose results are
+// reused until a change notice comes or this process writes. Both are never shared as objects and
+// are keyed by parameter types.
+import pg from 'pg';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, rawSql, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { prepared } from '../../src/db/prepared.js';
+import { selectBatch } from '../../src/db/batch.js';
 import { loadConfig } from '../../src/config.js';
-import { runOutside } from '../helpers/outside.js';
+import { runOutside, until } from '../helpers/outside.js';
 import { createFreshStorage, TEST_DB, type FreshStorage } from '../helpers/server.js';
 
 let storage: FreshStorage;
@@ -15,11 +19,27 @@ let database: Database;
 const LABELS = rawSql('select id, title, color from labels where project_id = ? order by id');
 const labelsOf = prepared((db, projectId: number) => db.selectFrom('labels').select(['id', 'title']).where('project_id', '=', projectId).orderBy('id'));
 
-/** A statement through a connection of its own: another process's write. */
-const otherProcess = (statement: string, params: unknown[]) => runOutside({ dataDir: storage.dataDir, databaseUrl: storage.databaseUrl || null }, statement, params);
+/**
+ * A statement through a connection of its own: another process's write. `noTriggers`
+ * (PostgreSQL): no change notice is sent, as if the change notices did not exist.
+ */
+const otherProcess = (statement: string, params: unknown[], opts: { noTriggers?: boolean } = {}) =>
+  runOutside({ dataDir: storage.dataDir, databaseUrl: storage.databaseUrl || null }, statement, params, opts);
 
 /** The next turn of the event loop: a new read snapshot on SQLite. */
 const nextTurn = () => new Promise((r) => setImmediate(r));
+
+const titles = async () => (await labelsOf(database.db, 7)).map((l) => l.title).join(',');
+
+/** Polls an asynchronous check every 10 ms for up to `ms`. */
+async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 beforeAll(async () => {
   storage = await createFreshStorage('labwright-read-cache-');
@@ -38,17 +58,77 @@ afterAll(async () => {
 });
 
 describe('read cache', () => {
-  it('a write by another process is seen by the next read', async () => {
+  it('a write by another process is seen by the next read (SQLite) or once its notice comes (PostgreSQL)', async () => {
     expect((await database.read<{ title: string }>(LABELS, [7])).map((l) => l.title)).toEqual(['bug', 'feature']);
-    expect((await labelsOf(database.db, 7)).map((l) => l.title)).toEqual(['bug', 'feature']);
+    expect(await titles()).toBe('bug,feature');
     await otherProcess("update labels set title = 'renamed' where title = ?", ['bug']);
     await nextTurn();
     expect((await database.read<{ title: string }>(LABELS, [7])).map((l) => l.title)).toEqual(['renamed', 'feature']);
-    expect((await labelsOf(database.db, 7)).map((l) => l.title)).toEqual(['renamed', 'feature']);
+    if (TEST_DB === 'sqlite') expect(await titles()).toBe('renamed,feature');
+    else expect(await eventually(async () => (await titles()) === 'renamed,feature')).toBe(true);
     const viaBuilder = await database.db.selectFrom('labels').select('title').where('project_id', '=', 7).orderBy('id').execute();
     expect(viaBuilder.map((l) => l.title)).toEqual(['renamed', 'feature']);
     await otherProcess("update labels set title = 'bug' where title = ?", ['renamed']);
     await nextTurn();
+    expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+  });
+
+  it('PostgreSQL: results are kept until a change notice comes, and never while nobody listens', async () => {
+    if (TEST_DB !== 'postgres') return;
+    expect(await titles()).toBe('bug,feature');
+    expect(database.readCacheStats()!.entries).toBeGreaterThan(0);
+    // A change that sends no notice is not seen: the result is the kept one.
+    await otherProcess("update labels set title = 'silent' where title = ?", ['bug'], { noTriggers: true });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await titles()).toBe('bug,feature');
+    // A transaction reads from the server.
+    expect(await database.transaction(async (trx) => (await labelsOf(trx as never, 7)).map((l) => l.title).join(','))).toBe('silent,feature');
+    // So does every read once the listening connection is gone, and nothing kept before the gap is
+    // used after it.
+    const before = database.authChanges();
+    expect(before).not.toBeNull();
+    const killer = new pg.Client({ connectionString: storage.databaseUrl });
+    await killer.connect();
+    try {
+      await killer.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'listen %'");
+    } finally {
+      await killer.end();
+    }
+    expect(await until(() => database.authChanges() === null, 3000)).toBe(true);
+    expect(await titles()).toBe('silent,feature');
+    await otherProcess("update labels set title = 'quiet' where title = ?", ['silent'], { noTriggers: true });
+    expect(await titles()).toBe('quiet,feature');
+    expect(await until(() => database.authChanges() !== null, 5000)).toBe(true);
+    expect(await titles()).toBe('quiet,feature');
+    await otherProcess("update labels set title = 'bug' where title = ?", ['quiet']);
+    expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+  });
+
+  it('PostgreSQL: no result is used longer than its age bound, even with no notice', async () => {
+    if (TEST_DB !== 'postgres') return;
+    const short = createDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir, readCacheMaxAgeMs: 1000 });
+    try {
+      const shortTitles = async () => (await labelsOf(short.db, 7)).map((l) => l.title).join(',');
+      expect(await eventually(async () => (await shortTitles()) === 'bug,feature' && short.readCacheStats()!.entries > 0)).toBe(true);
+      await otherProcess("update labels set title = 'hushed' where title = ?", ['bug'], { noTriggers: true });
+      expect(await shortTitles()).toBe('bug,feature');
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(await shortTitles()).toBe('hushed,feature');
+      await otherProcess("update labels set title = 'bug' where title = ?", ['hushed']);
+      expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('PostgreSQL: every table sends change notices (a new table needs notifyChanges)', async () => {
+    if (TEST_DB !== 'postgres') return;
+    const { rows } = await sql<{ name: string; triggers: number }>`
+      select t.tablename as name, (select count(*) from pg_trigger g join pg_proc p on p.oid = g.tgfoid
+        where g.tgrelid = (quote_ident(t.tablename))::regclass and p.proname in ('labwright_auth_changed', 'labwright_data_changed')) as triggers
+      from pg_tables t where t.schemaname = current_schema() and t.tablename not like 'kysely_%'`.execute(database.db);
+    expect(rows.length).toBeGreaterThan(20);
+    expect(rows.filter((r) => Number(r.triggers) !== 1).map((r) => r.name)).toEqual([]);
   });
 
   it("a write of this process is seen by its next read, even in the same turn", async () => {
@@ -69,6 +149,21 @@ describe('read cache', () => {
     const again = await database.read<{ title: string }>(LABELS, [7]);
     expect(again.map((l) => l.title)).toEqual(['bug', 'feature']);
     expect(again[0]).not.toBe(first[0]);
+    // The same through the query builder, a prepared statement and a batch (on PostgreSQL one
+    // statement whose rows hold arrays of objects).
+    for (let round = 0; round < 2; round++) {
+      const built = await database.db.selectFrom('labels').select(['id', 'title']).where('project_id', '=', 7).orderBy('id').execute();
+      const viaPrepared = await labelsOf(database.db, 7);
+      const batch = await selectBatch(database.db, { a: labelsOf.with(7), b: database.db.selectFrom('labels').select('title').where('project_id', '=', 7) });
+      expect(built.map((l) => l.title)).toEqual(['bug', 'feature']);
+      expect(viaPrepared.map((l) => l.title)).toEqual(['bug', 'feature']);
+      expect(batch.a.map((l) => l.title).sort()).toEqual(['bug', 'feature']);
+      expect(batch.b.map((l) => l.title).sort()).toEqual(['bug', 'feature']);
+      built[0].title = 'scribbled';
+      viaPrepared[0].title = 'scribbled';
+      batch.a[0].title = 'scribbled';
+      batch.b.pop();
+    }
   });
 
   it('parameters of different types are different keys (1 and "1")', async () => {
@@ -93,31 +188,52 @@ describe('read cache', () => {
   });
 
   it('memory stays bounded: long parameters are not kept, and many results start it over', async () => {
-    const echo = rawSql('select ? as a');
-    const stats = () => database.readCacheStats();
-    if (TEST_DB === 'postgres') {
-      expect(stats()).toBeNull();
-      return;
-    }
+    const echo = (v: string) => database.db.selectNoFrom((eb) => eb.val(v).as('a')).execute();
+    const stats = () => database.readCacheStats()!;
+    await echo('warm');
     await nextTurn();
-    const before = stats()!.entries;
+    const before = stats().entries;
     // A search string of 16 KB (anonymous requests may send them) is read, not kept.
     const long = 'x'.repeat(16_000);
-    expect(await database.read(echo, [long])).toEqual([{ a: long }]);
-    expect(stats()!.entries).toBe(before);
+    expect(await echo(long)).toEqual([{ a: long }]);
+    expect(stats().entries).toBe(before);
     // 3,000 distinct results of about 1 KB each (about 6 MB estimated with their keys) stay under
     // the bounds; 30,000 more go past the entry bound and the cache starts over instead of growing.
-    for (let i = 0; i < 3000; i++) await database.read(echo, [`${i}:${'y'.repeat(500)}`]);
-    expect(stats()!.entries).toBeGreaterThan(before);
-    expect(stats()!.bytes).toBeGreaterThan(3000 * 1000);
-    for (let i = 0; i < 30_000; i++) await database.read(echo, [`k${i}`]);
-    expect(stats()!.entries).toBeLessThanOrEqual(20_000);
-    expect(stats()!.bytes).toBeLessThanOrEqual(32 * 1024 * 1024);
+    for (let i = 0; i < 3000; i++) await echo(`${i}:${'y'.repeat(500)}`);
+    expect(stats().entries).toBeGreaterThan(before + 2000);
+    expect(stats().bytes).toBeGreaterThan(3000 * 1000);
+    for (let i = 0; i < 30_000; i++) await echo(`k${i}`);
+    expect(stats().entries).toBeLessThanOrEqual(20_000);
+    expect(stats().bytes).toBeLessThanOrEqual(32 * 1024 * 1024);
   });
 
-  it('LABWRIGHT_SQLITE_READ_CACHE turns it off; anything but true or false is refused', () => {
-    expect(loadConfig({ LABWRIGHT_DATA_DIR: storage.dataDir }).sqliteReadCache).toBe(true);
-    expect(loadConfig({ LABWRIGHT_DATA_DIR: storage.dataDir, LABWRIGHT_SQLITE_READ_CACHE: 'false' }).sqliteReadCache).toBe(false);
-    expect(() => loadConfig({ LABWRIGHT_DATA_DIR: storage.dataDir, LABWRIGHT_SQLITE_READ_CACHE: 'off' })).toThrow(/LABWRIGHT_SQLITE_READ_CACHE/);
+  it('with the cache off, every read goes to the database', async () => {
+    const off = createDatabase({ databaseUrl: storage.databaseUrl || null, dataDir: storage.dataDir, readCache: false });
+    try {
+      const offTitles = async () => (await labelsOf(off.db, 7)).map((l) => l.title).join(',');
+      expect(await offTitles()).toBe('bug,feature');
+      expect(off.readCacheStats()).toBeNull();
+      await otherProcess("update labels set title = 'unseen' where title = ?", ['bug'], { noTriggers: true });
+      await nextTurn();
+      expect(await offTitles()).toBe('unseen,feature');
+      await otherProcess("update labels set title = 'bug' where title = ?", ['unseen']);
+      await nextTurn();
+      expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('LABWRIGHT_SQLITE_READ_CACHE and LABWRIGHT_POSTGRES_READ_CACHE turn it off; anything but true or false is refused', () => {
+    const sqlite = { LABWRIGHT_DATA_DIR: storage.dataDir };
+    const postgres = { ...sqlite, DATABASE_URL: 'postgres://root@127.0.0.1:5432/test' };
+    expect(loadConfig(sqlite).readCache).toBe(true);
+    expect(loadConfig(postgres).readCache).toBe(true);
+    expect(loadConfig({ ...sqlite, LABWRIGHT_SQLITE_READ_CACHE: 'false' }).readCache).toBe(false);
+    expect(loadConfig({ ...sqlite, LABWRIGHT_POSTGRES_READ_CACHE: 'false' }).readCache).toBe(true);
+    expect(loadConfig({ ...postgres, LABWRIGHT_POSTGRES_READ_CACHE: 'false' }).readCache).toBe(false);
+    expect(loadConfig({ ...postgres, LABWRIGHT_SQLITE_READ_CACHE: 'false' }).readCache).toBe(true);
+    expect(() => loadConfig({ ...sqlite, LABWRIGHT_SQLITE_READ_CACHE: 'off' })).toThrow(/LABWRIGHT_SQLITE_READ_CACHE/);
+    expect(() => loadConfig({ ...sqlite, LABWRIGHT_POSTGRES_READ_CACHE: 'off' })).toThrow(/LABWRIGHT_POSTGRES_READ_CACHE/);
   });
 });

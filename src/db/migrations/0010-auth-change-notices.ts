@@ -4,7 +4,7 @@ import { AUTH_CHANGES_CHANNEL } from '../change-notices.js';
 import type { LabwrightMigration } from './helpers.js';
 
 /** The tables whose rows an authenticated request reads before anything else. */
-const AUTH_TABLES = ['users', 'personal_access_tokens', 'oauth_access_tokens'];
+export const AUTH_TABLES = ['users', 'personal_access_tokens', 'oauth_access_tokens'];
 
 export const authChangeNotices: LabwrightMigration = {
   name: '0010-auth-change-notices',

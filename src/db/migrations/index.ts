@@ -11,9 +11,10 @@ import { performanceIndexes } from './0007-performance-indexes.js';
 import { hotPathIndexes } from './0008-hot-path-indexes.js';
 import { mergeRequestIndexes } from './0009-merge-request-indexes.js';
 import { authChangeNotices } from './0010-auth-change-notices.js';
+import { dataChangeNotices } from './0011-data-change-notices.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

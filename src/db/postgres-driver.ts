@@ -1,0 +1,266 @@
+// The PostgreSQL driver for Kysely, with a cache of read results (issue 7).
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import type pg from 'pg';
+import { paramsKey, ResultStore } from './read-cache.js';
+
+/**
+ * The longest a result is used after it was read, whatever the notices say: the bound for a change
+ * that sends none (made with triggers disabled) or a listening connection that stopped passing them
+ * on before its heartbeat noticed.
+ */
+export const MAX_AGE_MS = 10_000;
+
+/** Compiled statements our own code declares as reads (selectBatch's, built as raw SQL). */
+const declaredReads = new WeakSet<CompiledQuery>();
+
+/** Marks a compiled raw statement as one that only reads (it may then be cached). */
+export function declareRead<Q extends CompiledQuery>(query: Q): Q {
+  declaredReads.add(query);
+  return query;
+}
+
+/**
+ * Whether a statement only reads, so that its result may be kept: a SELECT built by the query
+ * builder without a locking clause (FOR UPDATE and the like are end modifiers), or one declared
+ * with `declareRead`. Raw SQL otherwise counts as a write (the migrator's advisory locks).
+ */
+function isRead(query: CompiledQuery): boolean {
+  const node = query.query as { kind: string; endModifiers?: readonly unknown[]; explain?: unknown };
+  if (node.kind === 'SelectQueryNode') return !node.endModifiers?.length && !node.explain;
+  return declaredReads.has(query);
+}
+
+/** A copy of a value of a result row (numbers, strings, nulls, and arrays and objects of them from json_agg). */
+function copyValue(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyValue(v[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+  for (const k in out) {
+    const inner = out[k];
+    if (typeof inner === 'object' && inner !== null) out[k] = copyValue(inner);
+  }
+  return out;
+}
+
+/** A result's memory, estimated as for SQLite's: two bytes per character, 16 per other value, row and property. */
+function valueBytes(v: unknown): number {
+  if (typeof v === 'string') return 16 + 2 * v.length;
+  if (typeof v !== 'object' || v === null) return 16;
+  let bytes = 16;
+  if (Array.isArray(v)) for (const x of v) bytes += valueBytes(x);
+  else for (const k in v) bytes += 8 + valueBytes((v as Record<string, unknown>)[k]);
+  return bytes;
+}
+
+function resultOf(res: pg.QueryResult): QueryResult<unknown> {
+  const { command, rowCount, rows } = res;
+  const changed = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+  return { numAffectedRows: changed ? BigInt(rowCount ?? 0) : undefined, rows: rows ?? [] };
+}
+
+/**
+ * One handle per Kysely connection request. It takes a pooled client only when a statement has to
+ * go to the server (a read the cache cannot answer, a write, a transaction) and gives it back when
+ * Kysely releases the handle; a read answered from the cache touches no client at all.
+ */
+class PgHandle implements DatabaseConnection {
+  client: pg.PoolClient | null = null;
+  inTransaction = false;
+
+  constructor(private readonly driver: CachingPostgresDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const d = this.driver;
+    if (!this.inTransaction && isRead(query)) {
+      const hit = d.cached(query.sql, query.parameters);
+      if (hit) return { rows: hit as R[] };
+      const stamp = hit === null ? d.stamp() : null;
+      const rows = (await this.send(query)).rows;
+      if (stamp) d.keep(query.sql, query.parameters, rows, stamp);
+      return { rows: rows as R[] };
+    }
+    try {
+      return (await this.send(query)) as QueryResult<R>;
+    } finally {
+      // After the write's result (or failure): reads from now on go to the server.
+      d.wrote();
+    }
+  }
+
+  async send(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    this.client ??= await this.driver.connect();
+    return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+    throw new Error('streaming is not used');
+  }
+}
+
+/** The state of the database as this process knows it: its own write epoch and the notices count. */
+interface Stamp {
+  epoch: number;
+  notices: number;
+  /** performance.now() when it was taken. */
+  at: number;
+}
+
+/**
+ * Kysely driver for PostgreSQL that keeps the results of reads made outside transactions, per
+ * statement text and parameters, for as long as nothing can have changed them:
+ *
+ * - this process has written nothing since (the write epoch goes up after every statement that is
+ *   not a cacheable read, and after every commit and rollback), and
+ * - no change notice has come since from migration 0010's and 0011's triggers, which every
+ *   statement that changes any table sends when its transaction commits, in any process
+ *   (`notices`, null while the listening connection is down: then nothing is kept or used).
+ *
+ * A result is kept only if the state is still the one read before the statement was sent, and
+ * the whole store is emptied when the state changes, and every MAX_AGE_MS (`maxAgeMs`). So a read in this process always sees this
+ * process's acknowledged writes; another process's commit is seen once its notice arrives
+ * (PostgreSQL sends it as the transaction commits, before the writer is told it has). Callers get
+ * copies: what they change is never what the next caller reads.
+ */
+export class CachingPostgresDriver implements Driver {
+  /** Bumped after every write, commit and rollback of this process (Database.writeEpoch). */
+  writeEpoch = 0;
+  private readonly results: ResultStore<string, unknown[]> | null;
+  private resultsEpoch = -1;
+  private resultsNotices = -1;
+  /** performance.now() when the store was last emptied: nothing in it was read before. */
+  private resultsSince = 0;
+  private readonly idle: PgHandle[] = [];
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly connect: () => Promise<pg.PoolClient>,
+    private readonly notices: (() => number | null) | null,
+    private readonly maxAgeMs = MAX_AGE_MS,
+  ) {
+    this.results = notices ? new ResultStore() : null;
+  }
+
+  /** The current state, or null when the cache may not be used. */
+  stamp(): Stamp | null {
+    const notices = this.notices?.();
+    return notices === null || notices === undefined ? null : { epoch: this.writeEpoch, notices, at: performance.now() };
+  }
+
+  /** A copy of the kept result, or undefined; null when the statement has a result that may be kept but is not. */
+  cached(text: string, params: readonly unknown[]): unknown[] | null | undefined {
+    const results = this.results;
+    if (!results) return undefined;
+    const notices = this.notices!();
+    if (notices === null) return undefined;
+    if (this.resultsEpoch !== this.writeEpoch || this.resultsNotices !== notices || performance.now() - this.resultsSince > this.maxAgeMs) {
+      this.restart(this.writeEpoch, notices, performance.now());
+      return null;
+    }
+    const key = paramsKey(params);
+    if (key === null) return undefined;
+    const rows = results.get(text, key);
+    return rows ? (copyValue(rows) as unknown[]) : null;
+  }
+
+  /** Keeps a copy of rows read at `stamp` if nothing has changed since. */
+  keep(text: string, params: readonly unknown[], rows: unknown[], stamp: Stamp): void {
+    if (!this.results || stamp.epoch !== this.writeEpoch || stamp.notices !== this.notices!()) return;
+    // A read that started before the store was last emptied may be older than maxAgeMs allows.
+    if (stamp.at < this.resultsSince) return;
+    if (this.resultsEpoch !== stamp.epoch || this.resultsNotices !== stamp.notices) this.restart(stamp.epoch, stamp.notices, stamp.at);
+    const key = paramsKey(params);
+    if (key === null) return;
+    let bytes = 64 + 2 * key.length + 2 * text.length;
+    for (const row of rows) bytes += valueBytes(row);
+    this.results.set(text, key, copyValue(rows) as unknown[], bytes);
+  }
+
+  /** Empties the store for results read at `since` or later with this state. */
+  private restart(epoch: number, notices: number, since: number): void {
+    this.results!.clear();
+    this.resultsEpoch = epoch;
+    this.resultsNotices = notices;
+    this.resultsSince = since;
+  }
+
+  wrote(): void {
+    this.writeEpoch++;
+  }
+
+  cacheStats(): { entries: number; bytes: number } | null {
+    return this.results ? this.results.stats() : null;
+  }
+
+  /** Rows of a cacheable read straight from the cache (prepared statements), or undefined. */
+  peek(text: string, params: readonly unknown[]): unknown[] | undefined {
+    return this.cached(text, params) ?? undefined;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<PgHandle> {
+    return this.idle.pop() ?? new PgHandle(this);
+  }
+
+  async beginTransaction(handle: PgHandle, settings: TransactionSettings): Promise<void> {
+    let text = 'begin';
+    if (settings.isolationLevel || settings.accessMode) {
+      text = 'start transaction';
+      if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
+      if (settings.accessMode) text += ` ${settings.accessMode}`;
+    }
+    await handle.send(CompiledQuery.raw(text));
+    handle.inTransaction = true;
+  }
+
+  async commitTransaction(handle: PgHandle): Promise<void> {
+    try {
+      await handle.send(CompiledQuery.raw('commit'));
+      handle.inTransaction = false;
+    } finally {
+      this.wrote();
+    }
+  }
+
+  async rollbackTransaction(handle: PgHandle): Promise<void> {
+    try {
+      await handle.send(CompiledQuery.raw('rollback'));
+      handle.inTransaction = false;
+    } finally {
+      this.wrote();
+    }
+  }
+
+  async savepoint(handle: PgHandle, name: string): Promise<void> {
+    await handle.send(CompiledQuery.raw(`savepoint "${name.replace(/"/g, '""')}"`));
+  }
+
+  async rollbackToSavepoint(handle: PgHandle, name: string): Promise<void> {
+    await handle.send(CompiledQuery.raw(`rollback to savepoint "${name.replace(/"/g, '""')}"`));
+  }
+
+  async releaseSavepoint(handle: PgHandle, name: string): Promise<void> {
+    await handle.send(CompiledQuery.raw(`release savepoint "${name.replace(/"/g, '""')}"`));
+  }
+
+  async releaseConnection(handle: PgHandle): Promise<void> {
+    const client = handle.client;
+    handle.client = null;
+    if (handle.inTransaction) {
+      // Released in a transaction (a commit, then its rollback, failed): the client's state is
+      // unknown, so the pool closes it instead of lending it again.
+      handle.inTransaction = false;
+      client?.release(new Error('released inside a transaction'));
+    } else client?.release();
+    if (this.idle.length < 64) this.idle.push(handle);
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.end();
+  }
+}
