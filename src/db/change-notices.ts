@@ -26,8 +26,8 @@ const HEARTBEAT_TIMEOUT_MS = 3000;
  * payload of its own, and if that does not come back within HEARTBEAT_TIMEOUT_MS it counts as lost.
  * Other processes receive the heartbeats too and ignore them (only empty payloads are changes).
  *
- * The connection is opened on the first `stamp()`, so a process that never reads through a cache
- * (most command-line commands) never opens it.
+ * The connection is opened on the first `stamp()`: a process that never reads through a cache never
+ * opens it.
  */
 export class ChangeNotices {
   /** Per channel, then (last) all channels together. */

@@ -25,8 +25,9 @@ export interface Database {
   close(): Promise<void>;
   /**
    * Runs one read-only statement outside any transaction without the query builder: on SQLite
-   * synchronously on the read connection, on PostgreSQL as a named prepared statement. For the
-   * few statements every request runs (authentication); everything else uses `db`.
+   * synchronously on the read connection, on PostgreSQL as a named prepared statement; both
+   * through the read cache. For the few statements every request runs (authentication);
+   * everything else uses `db`.
    */
   read<T>(query: RawSql, params: unknown[]): Promise<T[]>;
   /**
@@ -43,8 +44,10 @@ export interface Database {
    * null while the listening connection is down. Read it before the rows it is to vouch for.
    */
   authChanges(): number | null;
-  /** SQLite with its read cache on: what the cache holds (estimated bytes, see resultBytes); otherwise null. */
+  /** With the read cache on: what it holds (estimated bytes); otherwise null. */
   readCacheStats(): { entries: number; bytes: number } | null;
+  /** Asks the database something trivial (readiness probes): not counted as a write; on PostgreSQL never from the cache. */
+  ping(): Promise<void>;
 }
 
 /**
@@ -535,7 +538,11 @@ export function createDatabase(opts: {
         await notices.close();
         await db.destroy();
       },
-      read: async <T>(q: RawSql, params: unknown[]) => (await pool.query({ name: q.name, text: q.postgres, values: params })).rows as T[],
+      read: async <T>(q: RawSql, params: unknown[]) =>
+        (await driver.readThrough(q.postgres, params, async () => (await pool.query({ name: q.name, text: q.postgres, values: params })).rows)) as T[],
+      ping: async () => {
+        await pool.query('select 1');
+      },
     };
   }
   const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
@@ -565,6 +572,9 @@ export function createDatabase(opts: {
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,
     close: () => db.destroy(),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
     read: <T>(q: RawSql, params: unknown[]) => {
       try {
         const rows = readNow(q.sqlite, params);
@@ -596,7 +606,7 @@ export function readDirect(db: object, text: string, params: unknown[]): unknown
 /** True when the database answers; used by /-/readiness. */
 export async function ping(database: Database): Promise<boolean> {
   try {
-    await sql`select 1`.execute(database.db);
+    await database.ping();
     return true;
   } catch {
     return false;

@@ -21,27 +21,52 @@ export function declareRead<Q extends CompiledQuery>(query: Q): Q {
 
 /**
  * Whether a statement only reads, so that its result may be kept: a SELECT built by the query
- * builder without a locking clause (FOR UPDATE and the like are end modifiers), or one declared
- * with `declareRead`. Raw SQL otherwise counts as a write (the migrator's advisory locks).
+ * builder without a locking clause (FOR UPDATE and the like are end modifiers) and without a WITH
+ * (which could hold a data-modifying statement), or one declared with `declareRead`. Raw SQL
+ * otherwise counts as a write (the migrator's advisory locks). Our SELECTs call no volatile
+ * function (times are parameters), so the same statement on the same data gives the same rows.
  */
 function isRead(query: CompiledQuery): boolean {
-  const node = query.query as { kind: string; endModifiers?: readonly unknown[]; explain?: unknown };
-  if (node.kind === 'SelectQueryNode') return !node.endModifiers?.length && !node.explain;
+  const node = query.query as { kind: string; endModifiers?: readonly unknown[]; explain?: unknown; with?: unknown };
+  if (node.kind === 'SelectQueryNode') return !node.endModifiers?.length && !node.explain && !node.with;
   return declaredReads.has(query);
 }
 
-/** A copy of a value of a result row (numbers, strings, nulls, and arrays and objects of them from json_agg). */
+/**
+ * Statements that read tables without change triggers (the migrator's own, the catalog) are never
+ * kept: nothing would tell this process that they changed.
+ */
+function readsUnwatchedTables(text: string): boolean {
+  return text.includes('kysely_') || text.includes('pg_catalog') || text.includes('information_schema');
+}
+
+/**
+ * A copy of a value of a result row: numbers, strings, nulls, and arrays and plain objects of them
+ * (json_agg's). Anything else (a Date, a Buffer: none of our columns gives one) is NOT_PLAIN, and
+ * a result holding one is not kept.
+ */
+const NOT_PLAIN = Symbol('not plain');
+
 function copyValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) {
     const out = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = copyValue(v[i]);
+    for (let i = 0; i < v.length; i++) {
+      const inner = copyValue(v[i]);
+      if (inner === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = inner;
+    }
     return out;
   }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return NOT_PLAIN;
   const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
   for (const k in out) {
     const inner = out[k];
-    if (typeof inner === 'object' && inner !== null) out[k] = copyValue(inner);
+    if (typeof inner === 'object' && inner !== null) {
+      const copy = copyValue(inner);
+      if (copy === NOT_PLAIN) return NOT_PLAIN;
+      out[k] = copy;
+    }
   }
   return out;
 }
@@ -174,10 +199,25 @@ export class CachingPostgresDriver implements Driver {
     if (stamp.at < this.resultsSince) return;
     if (this.resultsEpoch !== stamp.epoch || this.resultsNotices !== stamp.notices) this.restart(stamp.epoch, stamp.notices, stamp.at);
     const key = paramsKey(params);
-    if (key === null) return;
+    if (key === null || readsUnwatchedTables(text)) return;
+    const copy = copyValue(rows);
+    if (copy === NOT_PLAIN) return;
     let bytes = 64 + 2 * key.length + 2 * text.length;
     for (const row of rows) bytes += valueBytes(row);
-    this.results.set(text, key, copyValue(rows) as unknown[], bytes);
+    this.results.set(text, key, copy as unknown[], bytes);
+  }
+
+  /**
+   * A read-only statement outside the query builder (`Database.read`): from the cache, or run by
+   * `run` and kept.
+   */
+  async readThrough(text: string, params: readonly unknown[], run: () => Promise<unknown[]>): Promise<unknown[]> {
+    const hit = this.cached(text, params);
+    if (hit) return hit;
+    const stamp = hit === null ? this.stamp() : null;
+    const rows = await run();
+    if (stamp) this.keep(text, params, rows, stamp);
+    return rows;
   }
 
   /** Empties the store for results read at `since` or later with this state. */
