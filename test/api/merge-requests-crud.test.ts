@@ -91,6 +91,28 @@ describe('POST /projects/:id/merge_requests', () => {
     expect(same.body).toEqual({ message: ["You can't use same project/branch for source and target"] });
   });
 
+  it('of ten creations at once for the same branches, one is created and nine get 409; no iid is lost', async () => {
+    const own = (await createProject(s, 'racing')).id;
+    await commit(s, own, 'race', { 'race.txt': 'r' }, { from: 'main' });
+    await commit(s, own, 'after', { 'after.txt': 'a' }, { from: 'main' });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'race', target_branch: 'main', title: `race ${i}` } })),
+    );
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(1);
+    expect(created[0].body.iid).toBe(1);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status).toBe(409);
+      expect(a.body).toEqual({ message: ['Another open merge request already exists for this source branch: !1'] });
+    }
+    const list = await s.request('GET', `/projects/${own}/merge_requests`);
+    expect(list.body.map((m: any) => m.iid)).toEqual([1]);
+    // The refused creations gave their iids back.
+    const next = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'after', target_branch: 'main', title: 'after' } });
+    expect(next.status).toBe(201);
+    expect(next.body.iid).toBe(2);
+  });
+
   it('validates input with GitLab bodies and writes nothing', async () => {
     const cases: Array<[unknown, number, unknown]> = [
       [{ target_branch: 'main' }, 400, { error: 'source_branch is missing, title is missing' }],

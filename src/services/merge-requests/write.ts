@@ -80,6 +80,40 @@ async function assertNoDuplicate(trx: Transaction<DB>, projectId: number, source
   if (dup) throw conflict([`Another open merge request already exists for this source branch: !${dup.iid}`]);
 }
 
+/**
+ * Inserts a new open merge request unless one is open for the same project and branches: the
+ * duplicate check and the insert in one statement (`INSERT … SELECT … WHERE NOT EXISTS`), one round
+ * trip fewer while the project row is locked (issue 7). Run after the lock is taken, the statement
+ * sees every creation that held it before. Values are cast to their column's type (numbers to
+ * integer, strings to text; PostgreSQL would type a SELECT list's parameters as text); null values
+ * are left out, since every nullable column of `merge_requests` defaults to NULL. Undefined when a
+ * duplicate is open.
+ */
+async function insertUnlessDuplicate(trx: Transaction<DB>, values: Record<string, string | number | null>): Promise<MrRow | undefined> {
+  const columns = Object.keys(values).filter((c) => values[c] !== null && values[c] !== undefined);
+  const row = trx
+    .selectNoFrom((eb) => columns.map((c) => eb.cast(eb.val(values[c]), typeof values[c] === 'number' ? 'integer' : 'text').as(c)))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('merge_requests')
+            .select('id')
+            .where('project_id', '=', values.project_id as number)
+            .where('source_project_id', '=', values.source_project_id as number)
+            .where('source_branch', '=', values.source_branch as string)
+            .where('target_branch', '=', values.target_branch as string)
+            .where('state', '=', 'opened'),
+        ),
+      ),
+    );
+  return trx
+    .insertInto('merge_requests')
+    .columns(columns as never)
+    .expression(row as never)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 async function resolveMilestone(trx: Transaction<DB>, info: ProjectInfo, attrs: MrAttributes): Promise<number | null | undefined> {
   if (attrs.milestone !== undefined) return attrs.milestone === '' ? null : (await milestoneByTitle(trx, info, attrs.milestone)).id;
   if (attrs.milestoneId !== undefined) {
@@ -119,19 +153,16 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
 
   const created = await app.database.transaction(async (trx) => {
     // Incrementing the counter first locks the project row, which serialises creations per project
-    // (PostgreSQL) so the duplicate check below cannot race; a rollback gives the iid back.
+    // (PostgreSQL) so the duplicate check in the insert cannot race; a rollback gives the iid back.
     const counter = await trx
       .updateTable('projects')
       .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
       .where('id', '=', project.id)
       .returning('mr_iid_counter')
       .executeTakeFirstOrThrow();
-    await assertNoDuplicate(trx, project.id, project.id, input.sourceBranch, input.targetBranch);
     const milestoneId = await resolveMilestone(trx, info, input);
     const now = nowIso();
-    const row = await trx
-      .insertInto('merge_requests')
-      .values({
+    const row = await insertUnlessDuplicate(trx, {
         iid: counter.mr_iid_counter,
         project_id: project.id,
         source_project_id: project.id,
@@ -152,9 +183,12 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
         approvals_before_merge: input.approvalsBeforeMerge ?? null,
         created_at: now,
         updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
+    if (!row) {
+      await assertNoDuplicate(trx, project.id, project.id, input.sourceBranch, input.targetBranch);
+      // The duplicate was closed between the two statements; the client may simply try again.
+      throw conflict(['Another open merge request already exists for this source branch']);
+    }
     await setAssignees(trx, row.id, assignees, true);
     await setReviewers(trx, row.id, reviewers, true);
     if (titles.length) {
