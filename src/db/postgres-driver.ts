@@ -101,11 +101,7 @@ class PgHandle implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const d = this.driver;
     if (!this.inTransaction && isRead(query)) {
-      const hit = d.cached(query.sql, query.parameters);
-      if (hit) return { rows: hit as R[] };
-      const stamp = hit === null ? d.stamp() : null;
-      const rows = (await this.send(query)).rows;
-      if (stamp) d.keep(query.sql, query.parameters, rows, stamp);
+      const rows = await d.readThrough(query.sql, query.parameters, async () => (await this.send(query)).rows);
       return { rows: rows as R[] };
     }
     try {
@@ -192,33 +188,65 @@ export class CachingPostgresDriver implements Driver {
     return rows ? (copyValue(rows) as unknown[]) : null;
   }
 
-  /** Keeps a copy of rows read at `stamp` if nothing has changed since. */
-  keep(text: string, params: readonly unknown[], rows: unknown[], stamp: Stamp): void {
+  /** Keeps `pristine` (a copy nobody else holds) of rows read at `stamp` if nothing has changed since. */
+  private keep(text: string, key: string, pristine: unknown[], stamp: Stamp): void {
     if (!this.results || stamp.epoch !== this.writeEpoch || stamp.notices !== this.notices!()) return;
     // A read that started before the store was last emptied may be older than maxAgeMs allows.
     if (stamp.at < this.resultsSince) return;
     if (this.resultsEpoch !== stamp.epoch || this.resultsNotices !== stamp.notices) this.restart(stamp.epoch, stamp.notices, stamp.at);
-    const key = paramsKey(params);
-    if (key === null || readsUnwatchedTables(text)) return;
-    const copy = copyValue(rows);
-    if (copy === NOT_PLAIN) return;
     let bytes = 64 + 2 * key.length + 2 * text.length;
-    for (const row of rows) bytes += valueBytes(row);
-    this.results.set(text, key, copy as unknown[], bytes);
+    for (const row of pristine) bytes += valueBytes(row);
+    this.results.set(text, key, pristine, bytes);
   }
 
   /**
-   * A read-only statement outside the query builder (`Database.read`): from the cache, or run by
-   * `run` and kept.
+   * A read outside a transaction: from the cache; else, if the same statement with the same
+   * parameters is already on its way to the server in the same state (this process has written
+   * nothing and no notice has come since it was sent), its result, as a cache hit would be; else
+   * run by `run` and kept. After a write empties the cache, 50 requests for one page send one
+   * statement instead of 50 that would queue for the pool's 10 connections.
    */
   async readThrough(text: string, params: readonly unknown[], run: () => Promise<unknown[]>): Promise<unknown[]> {
     const hit = this.cached(text, params);
     if (hit) return hit;
     const stamp = hit === null ? this.stamp() : null;
-    const rows = await run();
-    if (stamp) this.keep(text, params, rows, stamp);
-    return rows;
+    const key = stamp && !readsUnwatchedTables(text) ? paramsKey(params) : null;
+    if (!stamp || key === null) return run();
+    let byParams = this.flights.get(text);
+    const flight = byParams?.get(key);
+    if (flight && flight.stamp.epoch === stamp.epoch && flight.stamp.notices === stamp.notices) {
+      try {
+        const pristine = await flight.result;
+        if (pristine !== NOT_PLAIN) return copyValue(pristine) as unknown[];
+      } catch {
+        // Its connection failed, say: this read tries on its own.
+      }
+      return run();
+    }
+    let rows: unknown[] = [];
+    const result = run().then((r) => {
+      rows = r;
+      // Copied before the reader (or anyone waiting) gets to change it.
+      const pristine = copyValue(r) as unknown[] | typeof NOT_PLAIN;
+      if (pristine !== NOT_PLAIN) this.keep(text, key, pristine, stamp);
+      return pristine;
+    });
+    const mine = { stamp, result };
+    if (!byParams) this.flights.set(text, (byParams = new Map()));
+    byParams.set(key, mine);
+    try {
+      await result;
+      return rows;
+    } finally {
+      if (byParams.get(key) === mine) {
+        byParams.delete(key);
+        if (byParams.size === 0 && this.flights.get(text) === byParams) this.flights.delete(text);
+      }
+    }
   }
+
+  /** Reads on their way to the server, by statement text and parameter key. */
+  private readonly flights = new Map<string, Map<string, { stamp: Stamp; result: Promise<unknown[] | typeof NOT_PLAIN> }>>();
 
   /** Empties the store for results read at `since` or later with this state. */
   private restart(epoch: number, notices: number, since: number): void {

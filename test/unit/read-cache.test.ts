@@ -9,6 +9,7 @@ import { createDatabase, ping, rawSql, type Database } from '../../src/db/databa
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { prepared } from '../../src/db/prepared.js';
 import { selectBatch } from '../../src/db/batch.js';
+import { CachingPostgresDriver } from '../../src/db/postgres-driver.js';
 import { loadConfig } from '../../src/config.js';
 import { runOutside, until } from '../helpers/outside.js';
 import { createFreshStorage, TEST_DB, type FreshStorage } from '../helpers/server.js';
@@ -136,6 +137,54 @@ describe('read cache', () => {
     const first = await clock();
     await new Promise((r) => setTimeout(r, 5));
     expect(await clock()).toBeGreaterThan(first);
+  });
+
+  it('PostgreSQL: simultaneous identical reads send one statement, unless a write came in between', async () => {
+    let notices = 1;
+    const driver = new CachingPostgresDriver({} as never, async () => {
+      throw new Error('no client needed');
+    }, () => notices);
+    let runs = 0;
+    let release: () => void = () => undefined;
+    const run = (fail = false) => async () => {
+      runs++;
+      await new Promise<void>((r) => (release = r));
+      if (fail) throw new Error('connection lost');
+      return [{ id: 1, nested: [{ a: 1 }] }];
+    };
+    // The first read starts the store; twenty more of the same statement wait for the first.
+    const first = driver.readThrough('select 1', [7], run());
+    const others = Array.from({ length: 20 }, () => driver.readThrough('select 1', [7], run()));
+    release();
+    const all = await Promise.all([first, ...others]);
+    expect(runs).toBe(1);
+    for (const rows of all) expect(rows).toEqual([{ id: 1, nested: [{ a: 1 }] }]);
+    expect(new Set(all.map((r) => r[0])).size).toBe(21);
+    expect(new Set(all.map((r) => (r[0] as { nested: unknown }).nested)).size).toBe(21);
+    // Kept: the next read sends nothing.
+    expect(await driver.readThrough('select 1', [7], run())).toEqual([{ id: 1, nested: [{ a: 1 }] }]);
+    expect(runs).toBe(1);
+    // After a write of this process, a read does not join one that started before it.
+    driver.wrote();
+    const before = driver.readThrough('select 1', [8], run());
+    const releaseBefore = release;
+    driver.wrote();
+    const after = driver.readThrough('select 1', [8], run());
+    expect(runs).toBe(3);
+    releaseBefore();
+    release();
+    await Promise.all([before, after]);
+    // Nor after a notice; and when the statement it waits for fails, a reader tries on its own.
+    notices++;
+    const failing = driver.readThrough('select 1', [9], run(true));
+    const releaseFailing = release;
+    const waiter = driver.readThrough('select 1', [9], run());
+    releaseFailing();
+    await expect(failing).rejects.toThrow('connection lost');
+    await new Promise((r) => setTimeout(r, 0));
+    release();
+    expect(await waiter).toEqual([{ id: 1, nested: [{ a: 1 }] }]);
+    expect(runs).toBe(5);
   });
 
   it('PostgreSQL: every table sends change notices (a new table needs notifyChanges)', async () => {
