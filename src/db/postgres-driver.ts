@@ -286,18 +286,18 @@ export class CachingPostgresDriver implements Driver {
     handle.inTransaction = true;
   }
 
-  async commitTransaction(handle: PgHandle): Promise<void> {
-    try {
-      await handle.send(CompiledQuery.raw('commit'));
-      handle.inTransaction = false;
-    } finally {
-      this.wrote();
-    }
+  commitTransaction(handle: PgHandle): Promise<void> {
+    return this.endTransaction(handle, 'commit');
   }
 
-  async rollbackTransaction(handle: PgHandle): Promise<void> {
+  rollbackTransaction(handle: PgHandle): Promise<void> {
+    return this.endTransaction(handle, 'rollback');
+  }
+
+  /** A failed COMMIT leaves the handle in its transaction: Kysely rolls back next (see releaseConnection). */
+  private async endTransaction(handle: PgHandle, text: 'commit' | 'rollback'): Promise<void> {
     try {
-      await handle.send(CompiledQuery.raw('rollback'));
+      await handle.send(CompiledQuery.raw(text));
       handle.inTransaction = false;
     } finally {
       this.wrote();
