@@ -1,6 +1,6 @@
 // Kysely set-up for both dialects: one query code path, two drivers.
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, type KyselyPlugin, type LimitNode, type LogEvent, PostgresDialect, PostgresQueryCompiler, type QueryCompiler, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, SqliteAdapter, SqliteDialect, sql, type Transaction, type UnknownRow, ValueNode } from 'kysely';
+import { CompiledQuery, Kysely, type LimitNode, type LogEvent, PostgresDialect, PostgresQueryCompiler, type QueryCompiler, SqliteAdapter, SqliteDialect, sql, type Transaction, ValueNode } from 'kysely';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { join } from 'node:path';
