@@ -34,10 +34,10 @@ export async function runOutside(
   }
 }
 
-/** Polls `check` every 20 ms; false if it is still false after `ms`. */
-export async function until(check: () => boolean, ms: number): Promise<boolean> {
+/** Polls `check` (which may be asynchronous) every 20 ms; false if it is still false after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 20));
   }

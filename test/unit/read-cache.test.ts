@@ -32,15 +32,6 @@ const nextTurn = () => new Promise((r) => setImmediate(r));
 
 const titles = async () => (await labelsOf(database.db, 7)).map((l) => l.title).join(',');
 
-/** Polls an asynchronous check every 10 ms for up to `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 beforeAll(async () => {
   storage = await createFreshStorage('labwright-read-cache-');
@@ -69,14 +60,14 @@ describe('read cache', () => {
       expect(await rawTitles()).toBe('renamed,feature');
       expect(await titles()).toBe('renamed,feature');
     } else {
-      expect(await eventually(async () => (await rawTitles()) === 'renamed,feature')).toBe(true);
-      expect(await eventually(async () => (await titles()) === 'renamed,feature')).toBe(true);
+      expect(await until(async () => (await rawTitles()) === 'renamed,feature')).toBe(true);
+      expect(await until(async () => (await titles()) === 'renamed,feature')).toBe(true);
     }
     const viaBuilder = await database.db.selectFrom('labels').select('title').where('project_id', '=', 7).orderBy('id').execute();
     expect(viaBuilder.map((l) => l.title)).toEqual(['renamed', 'feature']);
     await otherProcess("update labels set title = 'bug' where title = ?", ['renamed']);
     await nextTurn();
-    expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+    expect(await until(async () => (await titles()) === 'bug,feature')).toBe(true);
   });
 
   it('PostgreSQL: results are kept until a change notice comes, and never while nobody listens', async () => {
@@ -107,7 +98,7 @@ describe('read cache', () => {
     expect(await until(() => database.authChanges() !== null, 5000)).toBe(true);
     expect(await titles()).toBe('quiet,feature');
     await otherProcess("update labels set title = 'bug' where title = ?", ['quiet']);
-    expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+    expect(await until(async () => (await titles()) === 'bug,feature')).toBe(true);
   });
 
   it('PostgreSQL: no result is used longer than its age bound, even with no notice', async () => {
@@ -115,13 +106,13 @@ describe('read cache', () => {
     const short = createDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir, readCacheMaxAgeMs: 1000 });
     try {
       const shortTitles = async () => (await labelsOf(short.db, 7)).map((l) => l.title).join(',');
-      expect(await eventually(async () => (await shortTitles()) === 'bug,feature' && short.readCacheStats()!.entries > 0)).toBe(true);
+      expect(await until(async () => (await shortTitles()) === 'bug,feature' && short.readCacheStats()!.entries > 0)).toBe(true);
       await otherProcess("update labels set title = 'hushed' where title = ?", ['bug'], { noTriggers: true });
       expect(await shortTitles()).toBe('bug,feature');
       await new Promise((r) => setTimeout(r, 1100));
       expect(await shortTitles()).toBe('hushed,feature');
       await otherProcess("update labels set title = 'bug' where title = ?", ['hushed']);
-      expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+      expect(await until(async () => (await titles()) === 'bug,feature')).toBe(true);
     } finally {
       await short.close();
     }
@@ -285,7 +276,7 @@ describe('read cache', () => {
       expect(await offTitles()).toBe('unseen,feature');
       await otherProcess("update labels set title = 'bug' where title = ?", ['unseen']);
       await nextTurn();
-      expect(await eventually(async () => (await titles()) === 'bug,feature')).toBe(true);
+      expect(await until(async () => (await titles()) === 'bug,feature')).toBe(true);
     } finally {
       await off.close();
     }
