@@ -13,6 +13,7 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { ApiError, OAuthError } from './http/errors.js';
 import { hasNullByte, nestFields, parseNested } from './http/params.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { ResponseCache } from './http/response-cache.js';
 import { sendInBurst } from './http/write-burst.js';
 import { extraModules } from './modules.js';
 
@@ -101,7 +102,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   } as never) as unknown as FastifyInstance;
 
   const rateLimiter = await createRateLimiter(config.rateLimit, config.redisUrl);
-  const ctx: AppContext = { config, database, db: database.db, rateLimiter, reposDir, log: app.log, onClose: [] };
+  const responses = config.responseCache ? new ResponseCache(database) : null;
+  const ctx: AppContext = { config, database, db: database.db, rateLimiter, responses, reposDir, log: app.log, onClose: [] };
   app.decorate('lw', ctx);
 
   // An empty JSON body is an empty hash, as Rack reads it (clients send `Content-Type: application/json`

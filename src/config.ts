@@ -25,6 +25,11 @@ export interface Config {
    * (LABWRIGHT_POSTGRES_READ_CACHE), each for its own database kind.
    */
   readCache: boolean;
+  /**
+   * Keep whole responses of the read routes that allow it while the read cache vouches for the
+   * data they were made from (LABWRIGHT_RESPONSE_CACHE; nothing is kept with the read cache off).
+   */
+  responseCache: boolean;
   externalUrl: string | null;
   initialRootPassword: string | null;
   initialRootToken: string | null;
@@ -114,5 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.LABWRIGHT_TRUST_PROXY === 'true',
     readCache: (databaseUrl ? postgresReadCache : sqliteReadCache) === 'true',
+    responseCache: oneOf(env, 'LABWRIGHT_RESPONSE_CACHE', ['true', 'false'] as const, 'true') === 'true',
   };
 }

@@ -5,12 +5,15 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/types.js';
 import type { RateLimiter } from './http/rate-limit.js';
+import type { ResponseCache } from './http/response-cache.js';
 
 export interface AppContext {
   config: Config;
   database: Database;
   db: Kysely<DB>;
   rateLimiter: RateLimiter;
+  /** Whole responses of cacheable read routes (http/response-cache.ts); null when switched off. */
+  responses: ResponseCache | null;
   /** Directory holding one bare repository per project. */
   reposDir: string;
   log: FastifyBaseLogger;

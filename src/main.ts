@@ -42,6 +42,7 @@ async function cliContext(): Promise<AppContext> {
     database,
     db: database.db,
     rateLimiter: await createRateLimiter(config.rateLimit, null),
+    responses: null,
     reposDir: join(config.dataDir, 'repositories'),
     log: log as never,
     onClose: [],

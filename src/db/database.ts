@@ -44,6 +44,14 @@ export interface Database {
    * null while the listening connection is down. Read it before the rows it is to vouch for.
    */
   authChanges(): number | null;
+  /**
+   * A number that changes whenever the read cache starts over because data may have changed: on
+   * SQLite the read snapshot's `data_version` (any commit of any connection), on PostgreSQL a count
+   * of the cache's restarts (a write of this process, a change notice, the age bound). Null with the
+   * read cache off, or while it cannot be used (PostgreSQL's listening connection down). Results
+   * derived from reads made while it stayed the same may be kept as long as it stays the same.
+   */
+  readGeneration(): number | null;
   /** With the read cache on: what it holds (estimated bytes); otherwise null. */
   readCacheStats(): { entries: number; bytes: number } | null;
   /** Asks the database something trivial (readiness probes): not counted as a write; on PostgreSQL never from the cache. */
@@ -531,6 +539,7 @@ export function createDatabase(opts: {
       dialect: 'postgres',
       writeEpoch: () => driver.writeEpoch,
       authChanges: () => notices.stamp(AUTH_CHANGES_CHANNEL),
+      readGeneration: () => driver.generation(),
       readCacheStats: () => driver.cacheStats(),
       transaction: (fn) => db.transaction().execute(fn),
       forUpdate: (qb) => qb.forUpdate(),
@@ -568,6 +577,7 @@ export function createDatabase(opts: {
     dialect: 'sqlite',
     writeEpoch: () => dialect.driver.writeEpoch,
     authChanges: () => dialect.driver.dataVersion(),
+    readGeneration: () => (opts.readCache ?? true ? dialect.driver.dataVersion() : null),
     readCacheStats: () => dialect.driver.cacheStats(),
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,

@@ -155,6 +155,8 @@ export class CachingPostgresDriver implements Driver {
   private resultsNotices = -1;
   /** performance.now() when the store was last emptied: nothing in it was read before. */
   private resultsSince = 0;
+  /** How many times the store has started over (generation). */
+  private restarts = 0;
   private readonly idle: PgHandle[] = [];
 
   constructor(
@@ -172,19 +174,23 @@ export class CachingPostgresDriver implements Driver {
     return notices === null || notices === undefined ? null : { epoch: this.writeEpoch, notices, at: performance.now() };
   }
 
-  /** A copy of the kept result, or undefined; null when the statement has a result that may be kept but is not. */
-  cached(text: string, params: readonly unknown[]): unknown[] | null | undefined {
-    const results = this.results;
-    if (!results) return undefined;
+  /** Database.readGeneration: bumped whenever the store starts over; null when it may not be used. */
+  generation(): number | null {
+    if (!this.results) return null;
     const notices = this.notices!();
-    if (notices === null) return undefined;
+    if (notices === null) return null;
     if (this.resultsEpoch !== this.writeEpoch || this.resultsNotices !== notices || performance.now() - this.resultsSince > this.maxAgeMs) {
       this.restart(this.writeEpoch, notices, performance.now());
-      return null;
     }
+    return this.restarts;
+  }
+
+  /** A copy of the kept result, or undefined; null when the statement has a result that may be kept but is not. */
+  cached(text: string, params: readonly unknown[]): unknown[] | null | undefined {
+    if (this.generation() === null) return undefined;
     const key = paramsKey(params);
     if (key === null) return undefined;
-    const rows = results.get(text, key);
+    const rows = this.results!.get(text, key);
     return rows ? (copyValue(rows) as unknown[]) : null;
   }
 
@@ -250,6 +256,7 @@ export class CachingPostgresDriver implements Driver {
 
   /** Empties the store for results read at `since` or later with this state. */
   private restart(epoch: number, notices: number, since: number): void {
+    this.restarts++;
     this.results!.clear();
     this.resultsEpoch = epoch;
     this.resultsNotices = notices;

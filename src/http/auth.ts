@@ -214,7 +214,7 @@ export async function resolveToken(
   const database = ctx.database;
   // Both stamps before the reads they vouch for: a change during the reads makes the entry stale.
   const changes = database.authChanges();
-  const epoch = database.writeEpoch();
+  const mark = EpochCache.mark(database);
   const key = `${changes}:${kind === 'bearer' ? 'b' : 'p'}${digest}`;
   let resolved = changes === null ? undefined : resolvedTokens.get(database, key);
   if (resolved) {
@@ -224,7 +224,7 @@ export async function resolveToken(
     const read = (kind === 'bearer' ? await oauthToken(ctx, digest) : null) ?? (await personalToken(ctx, digest));
     if (!read) return null;
     resolved = read;
-    if (changes !== null) resolvedTokens.set(database, key, deepFreeze(read), epoch);
+    if (changes !== null) resolvedTokens.set(database, key, deepFreeze(read), mark);
   }
   noteUsed(ctx, resolved.kind, resolved.row.id, resolved.row.last_used_at);
   return resolved;

@@ -154,11 +154,11 @@ export async function boundedCount<DB, TB extends keyof DB, O>(
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
   const hit = counts.get(database, key);
   if (hit !== undefined) return hit;
-  const epoch = database.writeEpoch();
+  const mark = EpochCache.mark(database);
   const row = (await database.db.executeQuery(compiled)).rows[0] as { n?: number | string } | undefined;
   const raw = Number(row?.n ?? 0);
   const n = raw > MAX_COUNT ? null : raw;
-  counts.set(database, key, n, epoch);
+  counts.set(database, key, n, mark);
   return n;
 }
 

@@ -6,6 +6,7 @@ import type { UserRow } from '../db/repositories/users.js';
 import { authenticate, type Auth } from './auth.js';
 import { forbidden, unauthorized } from './errors.js';
 import { mergeParams, Params } from './params.js';
+import type { CachedResponse } from './response-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,11 +30,24 @@ export interface Ctx {
   requireUser(): UserRow;
   /** The acting user when an administrator, or 403. */
   requireAdmin(): UserRow;
+  /** On a cacheable route: this response must not be kept (its request has effects a hit would skip). */
+  noStore(): void;
+  /**
+   * On a cacheable route: the response depends on something the database does not hold (git
+   * refs); `check` is run on every hit and a false ends the kept response.
+   */
+  onlyWhile(check: () => boolean | Promise<boolean>): void;
 }
 
 export interface RouteOptions {
   /** Scopes besides api/read_api that grant this route (for example read_user). */
   extraScopes?: string[];
+  /**
+   * A GET route whose response is made from the database, the request, the caller and the date
+   * alone, without other effects (or declares what else with noStore/onlyWhile): its responses
+   * are kept while nothing they were made from has changed (http/response-cache.ts).
+   */
+  cache?: boolean;
 }
 
 export type Handler = (c: Ctx) => unknown | Promise<unknown>;
@@ -44,9 +58,13 @@ export function baseUrl(app: AppContext, req: FastifyRequest): string {
 
 const DEFAULT_STATUS: Record<string, number> = { POST: 201, DELETE: 204 };
 
-/** What a handler set through ctx.status(), read after it returns. */
+/** What a handler set through ctx, read after it returns. */
 interface CtxState {
   status: number | undefined;
+  /** Headers set through ctx.header while the response may be kept (null: not recording). */
+  headers: Array<[string, string]> | null;
+  keep: boolean;
+  check: (() => boolean | Promise<boolean>) | null;
 }
 
 async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions, state: CtxState): Promise<Ctx> {
@@ -78,6 +96,7 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
     },
     header(name, value) {
       reply.header(name, value);
+      state.headers?.push([name, value]);
     },
     requireUser() {
       if (!auth.user) throw unauthorized();
@@ -88,8 +107,50 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
       if (!auth.user.is_admin) throw forbidden();
       return auth.user;
     },
+    noStore() {
+      state.keep = false;
+    },
+    onlyWhile(check) {
+      if (state.check) {
+        const before = state.check;
+        state.check = async () => (await before()) && check();
+      } else state.check = check;
+    },
   };
   return ctx;
+}
+
+/**
+ * The key of a kept response: method, caller (token and acting user), base URL and the URL as
+ * sent. Empty (not kept) when the query string may carry a token: the caller is in the key
+ * already, and a secret is not kept in memory as part of one.
+ */
+/** The query string decoded, or null when it cannot be (then nothing is kept). */
+function decodedQuery(query: string): string | null {
+  if (!query.includes('%')) return query;
+  try {
+    return decodeURIComponent(query);
+  } catch {
+    return null;
+  }
+}
+
+function responseKey(req: FastifyRequest, c: Ctx): string {
+  const url = req.url;
+  const q = url.indexOf('?');
+  if (q >= 0) {
+    const query = decodedQuery(url.slice(q + 1));
+    if (query === null || /token/i.test(query)) return '';
+  }
+  const t = c.auth.token;
+  return `${req.method} ${t ? t.kind : '-'} ${t ? t.id : 0} ${c.user ? c.user.id : 0} ${c.base}${url}`;
+}
+
+function sendKept(reply: FastifyReply, kept: CachedResponse): string {
+  reply.code(200);
+  for (const [name, value] of kept.headers) reply.header(name, value);
+  reply.type('application/json');
+  return kept.body;
 }
 
 /** Declares one /api/v4 route. */
@@ -100,12 +161,29 @@ export function route(
   handler: Handler,
   opts: RouteOptions = {},
 ): void {
+  const cacheable = opts.cache === true && method === 'GET';
   fastify.route({
     method,
     url: path,
     handler: async function apiRoute(req, reply) {
-      const state: CtxState = { status: undefined };
+      const state: CtxState = { status: undefined, headers: null, keep: true, check: null };
       const ctx = await buildCtx(fastify.lw, req, reply, opts, state);
+      const responses = cacheable ? ctx.app.responses : null;
+      let era: number | null = null;
+      let key = '';
+      if (responses && (era = responses.begin()) !== null) {
+        key = responseKey(req, ctx);
+        if (key === '') era = null;
+        else {
+          const kept = responses.get(key);
+          if (kept && (kept.check === null || (await kept.check()))) {
+            responses.sent();
+            return sendKept(reply, kept);
+          }
+          if (kept) responses.delete(key);
+          state.headers = [];
+        }
+      }
       const result = await handler(ctx);
       if (reply.sent || result === reply) return reply;
       const explicit = state.status;
@@ -114,6 +192,13 @@ export function route(
         return reply.send();
       }
       reply.code(explicit ?? DEFAULT_STATUS[method] ?? 200);
+      if (era !== null && state.keep && explicit === undefined && typeof result === 'object' && result !== null) {
+        // Serialised here as Fastify would (JSON.stringify), so the bytes kept are the bytes sent.
+        const body = JSON.stringify(result);
+        responses!.set(key, era, { body, headers: state.headers!, check: state.check });
+        reply.type('application/json');
+        return body;
+      }
       return result;
     },
   });

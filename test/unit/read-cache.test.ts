@@ -92,6 +92,7 @@ describe('read cache', () => {
       await killer.end();
     }
     expect(await until(() => database.authChanges() === null, 3000)).toBe(true);
+    expect(database.readGeneration()).toBeNull();
     expect(await titles()).toBe('silent,feature');
     await otherProcess("update labels set title = 'quiet' where title = ?", ['silent'], { noTriggers: true });
     expect(await titles()).toBe('quiet,feature');
@@ -109,7 +110,10 @@ describe('read cache', () => {
       expect(await until(async () => (await shortTitles()) === 'bug,feature' && short.readCacheStats()!.entries > 0)).toBe(true);
       await otherProcess("update labels set title = 'hushed' where title = ?", ['bug'], { noTriggers: true });
       expect(await shortTitles()).toBe('bug,feature');
+      const generation = short.readGeneration();
       await new Promise((r) => setTimeout(r, 1100));
+      // What was derived from those reads (kept responses) ends with them.
+      expect(short.readGeneration()).not.toBe(generation);
       expect(await shortTitles()).toBe('hushed,feature');
       await otherProcess("update labels set title = 'bug' where title = ?", ['hushed']);
       expect(await until(async () => (await titles()) === 'bug,feature')).toBe(true);
@@ -271,6 +275,7 @@ describe('read cache', () => {
       const offTitles = async () => (await labelsOf(off.db, 7)).map((l) => l.title).join(',');
       expect(await offTitles()).toBe('bug,feature');
       expect(off.readCacheStats()).toBeNull();
+      expect(off.readGeneration()).toBeNull();
       await otherProcess("update labels set title = 'unseen' where title = ?", ['bug'], { noTriggers: true });
       await nextTurn();
       expect(await offTitles()).toBe('unseen,feature');
@@ -293,5 +298,24 @@ describe('read cache', () => {
     expect(loadConfig({ ...postgres, LABWRIGHT_SQLITE_READ_CACHE: 'false' }).readCache).toBe(true);
     expect(() => loadConfig({ ...sqlite, LABWRIGHT_SQLITE_READ_CACHE: 'off' })).toThrow(/LABWRIGHT_SQLITE_READ_CACHE/);
     expect(() => loadConfig({ ...sqlite, LABWRIGHT_POSTGRES_READ_CACHE: 'off' })).toThrow(/LABWRIGHT_POSTGRES_READ_CACHE/);
+    expect(loadConfig(sqlite).responseCache).toBe(true);
+    expect(loadConfig({ ...postgres, LABWRIGHT_RESPONSE_CACHE: 'false' }).responseCache).toBe(false);
+    expect(() => loadConfig({ ...sqlite, LABWRIGHT_RESPONSE_CACHE: '0' })).toThrow(/LABWRIGHT_RESPONSE_CACHE/);
+  });
+
+  it('the read generation stays while nothing changes, and moves with a write of this process or another', async () => {
+    expect(await titles()).toBe('bug,feature');
+    await nextTurn();
+    const g = database.readGeneration();
+    expect(g).not.toBeNull();
+    expect(await titles()).toBe('bug,feature');
+    await nextTurn();
+    expect(database.readGeneration()).toBe(g);
+    await database.db.updateTable('labels').set({ color: '#00ff00' }).where('title', '=', 'bug').execute();
+    const afterOwn = database.readGeneration();
+    expect(afterOwn).not.toBe(g);
+    await otherProcess('update labels set color = ? where title = ?', ['#ff0000', 'bug']);
+    await nextTurn();
+    expect(await until(() => database.readGeneration() !== afterOwn)).toBe(true);
   });
 });

@@ -120,6 +120,17 @@ export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { for
 }
 
 /**
+ * For a request refreshMergeStatus returned: whether its branches still point where its merge
+ * status was computed for (a kept response of it is then still what a new read would give).
+ */
+export function mergeStatusStillFresh(app: AppContext, mr: MrRow): (() => Promise<boolean>) | null {
+  if (mr.state !== 'opened') return null;
+  const repo = repoFor(app, mr.source_project_id);
+  const { source_branch: source, target_branch: target, checked_source_sha: sourceSha, checked_target_sha: targetSha } = mr;
+  return async () => (await branchSha(repo, source)) === sourceSha && (await branchSha(repo, target)) === targetSha;
+}
+
+/**
  * Moves the target branch from `oldTarget` to `newTarget` in one git ref transaction that also
  * verifies the source branch still points at `sourceSha` (so a push racing the merge fails it).
  * Returns false when either ref moved.

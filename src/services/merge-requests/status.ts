@@ -1,5 +1,6 @@
 // detailed_merge_status with GitLab's precedence (reference §5.3), computed from stored fields only
 // so lists never touch git.
+import { noteTimeFlip } from '../../http/response-cache.js';
 import type { ProjectRow } from '../projects/lookup.js';
 import type { MrRow, PipelineRow } from './rows.js';
 
@@ -27,7 +28,14 @@ export interface StatusInputs {
 /** First failing check before CI, or null when every non-CI check passes. */
 export function firstFailingCheck(mr: MrRow, inp: StatusInputs): string | null {
   if (mr.state !== 'opened') return 'not_open';
-  if (mr.merge_after && Date.parse(mr.merge_after) > (inp.now ?? Date.now())) return 'merge_time';
+  if (mr.merge_after) {
+    const after = Date.parse(mr.merge_after);
+    if (after > (inp.now ?? Date.now())) {
+      // Kept responses showing this status must end when it no longer holds.
+      noteTimeFlip(after);
+      return 'merge_time';
+    }
+  }
   if (mr.draft) return 'draft_status';
   if (mr.source_missing || mr.commits_count === 0) return 'commits_status';
   // Discussions: Labwright has no merge request discussions yet, so none is ever unresolved.

@@ -1,13 +1,19 @@
 // User presenters named after GitLab's entities: UserBasic, User, UserPublic (current user),
 // UserWithAdmin. Field order follows GitLab.
 import type { UserRefRow, UserRow } from '../../../db/repositories/users.js';
+import { noteTimeFlip } from '../../../http/response-cache.js';
 
 export interface PresentCtx {
   base: string;
 }
 
 function isLocked(u: Pick<UserRow, 'locked_until'>): boolean {
-  return u.locked_until !== null && Date.parse(u.locked_until) > Date.now();
+  if (u.locked_until === null) return false;
+  const until = Date.parse(u.locked_until);
+  if (until <= Date.now()) return false;
+  // Kept responses showing it locked must end when it no longer is.
+  noteTimeFlip(until);
+  return true;
 }
 
 export function avatarUrl(base: string, u: Pick<UserRow, 'id' | 'avatar_path'>): string | null {

@@ -113,7 +113,7 @@ async function unshareProject(c: Ctx) {
 }
 
 export function registerGroupProjectRoutes(app: FastifyInstance): void {
-  route(app, 'GET', '/groups/:id/projects', groupProjects);
+  route(app, 'GET', '/groups/:id/projects', groupProjects, { cache: true });
   route(app, 'GET', '/groups/:id/projects/shared', sharedProjects);
   route(app, 'DELETE', '/groups/:id/shared_projects/:project_id', unshareProject);
 }

@@ -89,9 +89,9 @@ async function transferLocations(c: Ctx) {
 }
 
 export function registerGroupReadRoutes(app: FastifyInstance): void {
-  route(app, 'GET', '/groups', listGroups);
-  route(app, 'GET', '/groups/:id', showGroup);
-  route(app, 'GET', '/groups/:id/subgroups', listSubgroups);
+  route(app, 'GET', '/groups', listGroups, { cache: true });
+  route(app, 'GET', '/groups/:id', showGroup, { cache: true });
+  route(app, 'GET', '/groups/:id/subgroups', listSubgroups, { cache: true });
   route(app, 'GET', '/groups/:id/descendant_groups', listDescendants);
   route(app, 'GET', '/groups/:id/transfer_locations', transferLocations);
   route(app, 'GET', '/groups/:id/groups/shared', listInvitedGroups);

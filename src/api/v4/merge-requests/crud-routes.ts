@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { route } from '../../../http/route.js';
 import { forbidden, preconditionFailed } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
-import { refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
+import { mergeStatusStillFresh, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { checkSpam } from '../../../services/merge-requests/spam.js';
 import { createMergeRequest, deleteMergeRequest, UPDATE_PARAMS, updateMergeRequest } from '../../../services/merge-requests/write.js';
 import { canUpdate, mrFromPath, mrProject, presentOne } from './context.js';
@@ -33,6 +33,9 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     const includeRebase = c.params.bool('include_rebase_in_progress');
     const renderHtml = c.params.bool('render_html');
     const mr = await refreshMergeStatus(c.app, p.mr);
+    // Its merge status depends on where the branches point, which the database does not hold.
+    const fresh = mergeStatusStillFresh(c.app, mr);
+    if (fresh) c.onlyWhile(fresh);
     let diverged: number | undefined;
     if (includeDiverged) {
       diverged = mr.state === 'opened' ? mr.behind_count : 0;
@@ -44,7 +47,7 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
       { divergedCommitsCount: diverged, includeRebaseInProgress: includeRebase === true, renderHtml: renderHtml === true },
       { withFirstContribution: true },
     );
-  });
+  }, { cache: true });
 
   // PUT /projects/:id/merge_requests/:merge_request_iid
   route(app, 'PUT', '/projects/:id/merge_requests/:merge_request_iid', async function updateMr(c) {

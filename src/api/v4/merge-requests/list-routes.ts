@@ -18,11 +18,17 @@ import { loadGroupById } from '../../../services/groups/lookup.js';
 
 async function listAndPresent(c: Ctx, scope: ListScope, defaults: { scope: string; nonArchived: boolean }, ctxExtra: Partial<MrPresentCtx>, known?: ProjectInfo[]) {
   const filters = parseListFilters(c, defaults);
-  if (filters.search) checkSearchRateLimit(c.user ? `user:${c.user.id}` : `ip:${c.req.ip}`, c.user !== null);
+  if (filters.search) {
+    // Every search counts against its own limit, which a kept response would skip.
+    c.noStore();
+    checkSearchRateLimit(c.user ? `user:${c.user.id}` : `ip:${c.req.ip}`, c.user !== null);
+  }
   let rows = (await paginateOffset(c, buildListQuery(c.app.db, scope, filters, c.user), { deferredJoin: 'merge_requests' })) as MrRow[];
   // with_merge_status_recheck: the caller asks for fresh statuses, so this page is rechecked against
   // the repository (only for callers who could update, as GitLab's restrict_merge_status_recheck).
   if (c.params.bool('with_merge_status_recheck') && scope.kind === 'project' && scope.access >= AccessLevel.DEVELOPER) {
+    // Rechecked against the repository, whose refs the database does not hold.
+    c.noStore();
     const fresh: MrRow[] = [];
     for (let i = 0; i < rows.length; i += 4) fresh.push(...(await Promise.all(rows.slice(i, i + 4).map((r) => refreshMergeStatus(c.app, r)))));
     rows = fresh;
@@ -46,13 +52,13 @@ export function registerMergeRequestListRoutes(app: FastifyInstance): void {
     const scope = typeof c.params.raw.scope === 'string' ? c.params.raw.scope : undefined;
     if (!c.user && scope !== 'all') throw unauthorized();
     return listAndPresent(c, { kind: 'global' }, { scope: 'created_by_me', nonArchived: false }, {});
-  });
+  }, { cache: true });
 
   // GET /projects/:id/merge_requests
   route(app, 'GET', '/projects/:id/merge_requests', async function listProjectMrs(c) {
     const p = await mrProject(c);
     return listAndPresent(c, { kind: 'project', projectId: p.info.project.id, access: p.access }, { scope: 'all', nonArchived: false }, { projectContext: true }, [p.info]);
-  });
+  }, { cache: true });
 
   // GET /groups/:id/merge_requests
   route(app, 'GET', '/groups/:id/merge_requests', async function listGroupMrs(c) {
@@ -69,5 +75,5 @@ export function registerMergeRequestListRoutes(app: FastifyInstance): void {
       { scope: 'all', nonArchived: true },
       { group: { id: group.id, full_path: group.full_path } },
     );
-  });
+  }, { cache: true });
 }

@@ -44,9 +44,9 @@ async function countsFor(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, Name
     else missing.push(ns);
   }
   if (missing.length === 0) return out;
-  const epoch = database.writeEpoch();
+  const mark = EpochCache.mark(database);
   for (const [id, counts] of await computeCounts(c, missing)) {
-    namespaceCounts.set(database, String(id), counts, epoch);
+    namespaceCounts.set(database, String(id), counts, mark);
     out.set(id, counts);
   }
   return out;
@@ -197,7 +197,7 @@ async function namespaceExists(c: Ctx) {
 }
 
 export function registerNamespaceRoutes(app: FastifyInstance): void {
-  route(app, 'GET', '/namespaces', listNamespaces);
+  route(app, 'GET', '/namespaces', listNamespaces, { cache: true });
   route(app, 'GET', '/namespaces/:id', showNamespace);
   route(app, 'GET', '/namespaces/:namespace/exists', namespaceExists);
 }

@@ -65,7 +65,7 @@ function archiveRoute(archived: boolean) {
 }
 
 export function registerProjectSingleRoutes(app: FastifyInstance): void {
-  route(app, 'GET', '/projects/:id', showProject);
+  route(app, 'GET', '/projects/:id', showProject, { cache: true });
   route(app, 'PUT', '/projects/:id', editProject);
   route(app, 'DELETE', '/projects/:id', removeProject);
   route(app, 'PUT', '/projects/:id/transfer', transfer);

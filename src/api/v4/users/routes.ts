@@ -11,6 +11,7 @@ import { adminUserParamHooks, createUser, decorateAdminUser, decorateAdminUsers,
 import { presentUser, presentUserBasic, presentUserPublic, presentUserWithAdmin } from '../entities/user.js';
 
 const USER_SCOPES = { extraScopes: ['read_user'] };
+const CACHED_USER_SCOPES = { ...USER_SCOPES, cache: true };
 const ORDERS = ['id', 'name', 'username', 'created_at', 'updated_at'] as const;
 
 async function loadUser(c: Ctx, name = 'id'): Promise<UserRow> {
@@ -55,7 +56,7 @@ export function registerUserRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/user', (c) => {
     const u = c.requireUser();
     return c.user?.is_admin ? presentFor(c, u) : presentUserPublic(u, c);
-  }, USER_SCOPES);
+  }, CACHED_USER_SCOPES);
 
   // GET /users
   route(app, 'GET', '/users', async (c) => {
@@ -117,7 +118,7 @@ export function registerUserRoutes(app: FastifyInstance): void {
   }, USER_SCOPES);
 
   // GET /users/:id
-  route(app, 'GET', '/users/:id', async (c) => presentFor(c, await loadUser(c)), USER_SCOPES);
+  route(app, 'GET', '/users/:id', async (c) => presentFor(c, await loadUser(c)), CACHED_USER_SCOPES);
 
   // POST /users
   route(app, 'POST', '/users', async (c) => {

@@ -1,0 +1,158 @@
+// Kept responses (src/http/response-cache.ts): a repeated read answers with the same bytes and
+// headers, and never with a response that something since has made wrong: a write through the
+// API, another process's write, a branch that moved, a lock that ran out, a new day, another
+// caller. Each test first makes sure the response it then invalidates was kept.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runOutside, until } from '../helpers/outside.js';
+import { startServer, TEST_DB, type TestResponse, type TestServer } from '../helpers/server.js';
+import { addMember, closeServer, commit, createProject, openMr } from './mr-helpers.js';
+
+let s: TestServer;
+let dev: { id: number; username: string; token: string };
+let pid: number;
+
+const hits = () => s.app.lw.responses!.stats().hits;
+const outside = (statement: string, params: unknown[]) => runOutside({ dataDir: s.dataDir, databaseUrl: s.app.lw.config.databaseUrl }, statement, params);
+
+/** Headers a client compares, without those that differ on every response. */
+function stableHeaders(r: TestResponse): Record<string, string> {
+  const out: Record<string, string> = {};
+  r.headers.forEach((value, name) => {
+    if (!['date', 'x-request-id', 'keep-alive', 'connection'].includes(name)) out[name] = value;
+  });
+  return out;
+}
+
+/**
+ * GETs `path` until an answer comes from the store (a token's first use writes its last-used time,
+ * which the next read may see as a change), and checks it matches the one made before it.
+ */
+async function keptTwice(path: string, token?: string): Promise<TestResponse> {
+  let made = await s.request('GET', path, { token });
+  expect(made.status).toBe(200);
+  for (let i = 0; i < 3; i++) {
+    const before = hits();
+    const again = await s.request('GET', path, { token });
+    if (hits() === before + 1) {
+      expect(again.text).toBe(made.text);
+      expect(stableHeaders(again)).toEqual(stableHeaders(made));
+      return again;
+    }
+    made = again;
+  }
+  throw new Error(`${path} was never answered from the store`);
+}
+
+beforeAll(async () => {
+  s = await startServer();
+  dev = await s.createUser('cache-dev');
+  pid = (await createProject(s, 'cached')).id;
+  await addMember(s, pid, dev.id, 30);
+});
+afterAll(async () => {
+  await closeServer(s);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('response cache', () => {
+  it('answers a repeated list with the same bytes and pagination headers', async () => {
+    await commit(s, pid, 'list-a', { 'a.txt': 'a\n' }, { from: 'main' });
+    await commit(s, pid, 'list-b', { 'b.txt': 'b\n' }, { from: 'main' });
+    await openMr(s, pid, 'list-a');
+    await openMr(s, pid, 'list-b');
+    const r = await keptTwice(`/projects/${pid}/merge_requests?per_page=1`);
+    expect(r.headers.get('x-total')).toBe('2');
+    expect(r.headers.get('x-next-page')).toBe('2');
+    expect(r.headers.get('link')).toContain('rel="next"');
+    expect(r.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('a write through the API is seen by the next read', async () => {
+    const before = await keptTwice(`/projects/${pid}`);
+    expect(before.body.description).not.toBe('changed');
+    const put = await s.request('PUT', `/projects/${pid}`, { json: { description: 'changed' } });
+    expect(put.status).toBe(200);
+    expect((await s.request('GET', `/projects/${pid}`)).body.description).toBe('changed');
+  });
+
+  it("another process's write is seen (SQLite: at once; PostgreSQL: once its notice comes)", async () => {
+    await keptTwice(`/projects/${pid}`);
+    await outside('update projects set description = ? where id = ?', ['from elsewhere', pid]);
+    const description = async () => (await s.request('GET', `/projects/${pid}`)).body.description;
+    if (TEST_DB === 'sqlite') expect(await description()).toBe('from elsewhere');
+    else expect(await until(async () => (await description()) === 'from elsewhere')).toBe(true);
+  });
+
+  it('each caller has its own responses: users, sudo, anonymous', async () => {
+    const mine = await keptTwice('/user', dev.token);
+    expect(mine.body.username).toBe('cache-dev');
+    const root = await keptTwice('/user');
+    expect(root.body.username).toBe('root');
+    const sudo = await s.request('GET', '/user', { headers: { Sudo: 'cache-dev' } });
+    expect(sudo.text).toBe(mine.text);
+    expect((await s.request('GET', '/user')).body.username).toBe('root');
+    expect((await s.request('GET', `/projects/${pid}`, { token: null })).status).toBe(404);
+    expect((await s.request('GET', `/projects/${pid}`, { token: 'glpat-not-a-token' })).status).toBe(401);
+  });
+
+  it('a revoked token is refused although its response was kept', async () => {
+    const t = await s.request('POST', `/users/${dev.id}/personal_access_tokens`, { json: { name: 'short', scopes: ['read_api'] } });
+    await keptTwice(`/projects/${pid}`, t.body.token);
+    expect((await s.request('DELETE', `/personal_access_tokens/${t.body.id}`)).status).toBe(204);
+    expect((await s.request('GET', `/projects/${pid}`, { token: t.body.token })).status).toBe(401);
+  });
+
+  it('a token on the query string is never part of a kept key', async () => {
+    const before = hits();
+    for (const name of ['private_token', 'private%5Ftoken', 'private_token']) {
+      const r = await s.request('GET', `/user?${name}=${dev.token}`, { token: null });
+      expect(r.body.username).toBe('cache-dev');
+    }
+    expect(hits()).toBe(before);
+    for (const key of (s.app.lw.responses as unknown as { entries: Map<string, unknown> }).entries.keys()) expect(key).not.toContain(dev.token);
+  });
+
+  it('a merge request read follows its branches, which the database does not hold', async () => {
+    await commit(s, pid, 'moving', { 'm.txt': 'one\n' }, { from: 'main' });
+    const mr = await openMr(s, pid, 'moving');
+    const first = await keptTwice(`/projects/${pid}/merge_requests/${mr.iid}`);
+    const sha = await commit(s, pid, 'moving', { 'm.txt': 'two\n' });
+    expect(first.body.sha).not.toBe(sha);
+    const after = await s.request('GET', `/projects/${pid}/merge_requests/${mr.iid}`);
+    expect(after.body.sha).toBe(sha);
+    expect(after.body.diff_refs.head_sha).toBe(sha);
+  });
+
+  it('a user shown as locked is shown unlocked once the lock has run out', async () => {
+    const until = new Date(Date.now() + 1500).toISOString();
+    await s.app.lw.db.updateTable('users').set({ locked_until: until }).where('id', '=', dev.id).execute();
+    const locked = await keptTwice(`/users/${dev.id}`);
+    expect(locked.body.locked).toBe(true);
+    await new Promise((r) => setTimeout(r, Date.parse(until) - Date.now() + 50));
+    expect((await s.request('GET', `/users/${dev.id}`)).body.locked).toBe(false);
+  });
+
+  it('a membership that expires ends with the day, without any write', async () => {
+    const guest = await s.createUser('cache-guest');
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const add = await s.request('POST', `/projects/${pid}/members`, { json: { user_id: guest.id, access_level: 10, expires_at: tomorrow } });
+    expect(add.status).toBe(201);
+    // Five minutes before midnight, then just after: the token's last-used time is written at the
+    // first, and not again within ten minutes, so nothing but the date changes in between.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse(`${tomorrow}T00:00:00Z`) - 5 * 60_000);
+    await keptTwice(`/projects/${pid}`, guest.token);
+    const epoch = s.app.lw.database.writeEpoch();
+    vi.setSystemTime(Date.parse(`${tomorrow}T00:00:01Z`));
+    expect((await s.request('GET', `/projects/${pid}`, { token: guest.token })).status).toBe(404);
+    expect(s.app.lw.database.writeEpoch()).toBe(epoch);
+  });
+
+  it('searches are not kept: each counts against the search limit', async () => {
+    const before = hits();
+    for (let i = 0; i < 3; i++) expect((await s.request('GET', `/projects/${pid}/merge_requests?search=list`)).status).toBe(200);
+    expect(hits()).toBe(before);
+  });
+});
