@@ -39,7 +39,8 @@ export class EpochCache<V> {
   get(database: Database, key: string): V | undefined {
     const hit = this.byDatabase.get(database)?.get(key);
     if (!hit || hit.epoch !== database.writeEpoch() || performance.now() - hit.at >= this.ttlMs) return undefined;
-    if (hit.generation !== null && hit.generation !== database.readGeneration()) return undefined;
+    // Both null with the read cache off; one null (PostgreSQL's listener down now or then): not the same state.
+    if (hit.generation !== database.readGeneration()) return undefined;
     return hit.value;
   }
 

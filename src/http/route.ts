@@ -143,7 +143,8 @@ function responseKey(req: FastifyRequest, c: Ctx): string {
     if (query === null || /token/i.test(query)) return '';
   }
   const t = c.auth.token;
-  return `${req.method} ${t ? t.kind : '-'} ${t ? t.id : 0} ${c.user ? c.user.id : 0} ${c.base}${url}`;
+  // A line break between base and URL: neither a Host header nor a request line can hold one.
+  return `${req.method} ${t ? t.kind : '-'} ${t ? t.id : 0} ${c.user ? c.user.id : 0} ${c.base}\n${url}`;
 }
 
 function sendKept(reply: FastifyReply, kept: CachedResponse): string {
@@ -167,11 +168,14 @@ export function route(
     url: path,
     handler: async function apiRoute(req, reply) {
       const state: CtxState = { status: undefined, headers: null, keep: true, check: null };
+      const responses = cacheable ? fastify.lw.responses : null;
+      // Taken before authentication: the caller's rows are part of what a kept response is made
+      // from, so one is kept only if nothing changed from before they were read.
+      let era = responses ? responses.begin() : null;
       const ctx = await buildCtx(fastify.lw, req, reply, opts, state);
-      const responses = cacheable ? ctx.app.responses : null;
-      let era: number | null = null;
       let key = '';
-      if (responses && (era = responses.begin()) !== null) {
+      // A kept response may be sent if it is current now (it is then newer than the caller's rows).
+      if (responses && era !== null && responses.begin() !== null) {
         key = responseKey(req, ctx);
         if (key === '') era = null;
         else {

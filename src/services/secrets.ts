@@ -1,9 +1,22 @@
 // Token generation and keyed digests. High-entropy tokens need no slow KDF: an HMAC keyed by the
 // instance secret makes the stored digest useless without the secret, and lookup stays O(1).
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** The instance secret as a key object: given as a string, createHmac converts it on every call. */
+const keys = new Map<string, KeyObject>();
+
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 16) keys.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
+}
 
 export function tokenDigest(secret: string, token: string): string {
-  return createHmac('sha256', secret).update(token).digest('hex');
+  return createHmac('sha256', keyOf(secret)).update(token).digest('hex');
 }
 
 /** A fresh secret: prefix + 32 random bytes, base64url. */

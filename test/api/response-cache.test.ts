@@ -2,6 +2,7 @@
 // headers, and never with a response that something since has made wrong: a write through the
 // API, another process's write, a branch that moved, a lock that ran out, a new day, another
 // caller. Each test first makes sure the response it then invalidates was kept.
+import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runOutside, until } from '../helpers/outside.js';
 import { startServer, TEST_DB, type TestResponse, type TestServer } from '../helpers/server.js';
@@ -95,6 +96,25 @@ describe('response cache', () => {
     expect((await s.request('GET', '/user')).body.username).toBe('root');
     expect((await s.request('GET', `/projects/${pid}`, { token: null })).status).toBe(404);
     expect((await s.request('GET', `/projects/${pid}`, { token: 'glpat-not-a-token' })).status).toBe(401);
+  });
+
+  it('a Host header holding a path cannot make one request answer for another', async () => {
+    const u = new URL(s.url);
+    const viaHost = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: '/api/v4/users/1', headers: { Host: `${u.host}/api/v4/groups?x=` } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(viaHost.status).toBe(200);
+    expect(JSON.parse(viaHost.body).username).toBe('root');
+    for (let i = 0; i < 2; i++) {
+      const groups = await s.request('GET', '/api/v4/groups?x=/api/v4/users/1', { token: null });
+      expect(Array.isArray(groups.body)).toBe(true);
+    }
   });
 
   it('a revoked token is refused although its response was kept', async () => {
