@@ -7,11 +7,12 @@
 // - The database, as the read cache sees it (`Database.readGeneration`): on SQLite the file's
 //   `data_version`, which changes with every commit of any connection in any process; on
 //   PostgreSQL this process's writes and the change notices of every process, and an age bound.
-//   A response is kept only if the generation was the same when its handler started and ended,
-//   so every read it made saw one state of the data.
-// - The request: method, the URL as sent (secret parameters masked: two tokens on the query string
-//   differ in the identity below), the base URL of links, and the identity (the token and the
-//   acting user, so sudo and each token are their own entries).
+//   A response is kept only if the generation was the same from before the request was
+//   authenticated until the response was done, so the caller's rows and every read of the handler
+//   saw one state of the data.
+// - The request: method, the URL as sent (nothing is kept for a request with a token on the query
+//   string), the base URL of links, and the caller (the token and the acting user, so sudo and
+//   each token are their own entries).
 // - The date: membership and share expiry compare with today's (UTC), so the store starts over
 //   when the day changes.
 // - The clock, where a presenter compares a stored time with now (a user's `locked_until`, a merge

@@ -120,11 +120,6 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
   return ctx;
 }
 
-/**
- * The key of a kept response: method, caller (token and acting user), base URL and the URL as
- * sent. Empty (not kept) when the query string may carry a token: the caller is in the key
- * already, and a secret is not kept in memory as part of one.
- */
 /** The query string decoded, or null when it cannot be (then nothing is kept). */
 function decodedQuery(query: string): string | null {
   if (!query.includes('%')) return query;
@@ -135,6 +130,11 @@ function decodedQuery(query: string): string | null {
   }
 }
 
+/**
+ * The key of a kept response: method, caller (token and acting user), base URL and the URL as
+ * sent. Empty (not kept) when the query string may carry a token: the caller is in the key
+ * already, and a secret is not kept in memory as part of one.
+ */
 function responseKey(req: FastifyRequest, c: Ctx): string {
   const url = req.url;
   const q = url.indexOf('?');
@@ -184,7 +184,8 @@ export function route(
             responses.sent();
             return sendKept(reply, kept);
           }
-          if (kept) responses.delete(key);
+          // Unless another request has kept a newer one meanwhile.
+          if (kept && responses.get(key) === kept) responses.delete(key);
           state.headers = [];
         }
       }
