@@ -70,6 +70,20 @@ describe('response cache', () => {
     expect(r.headers.get('content-type')).toBe('application/json');
   });
 
+  it('HEAD is answered without a body, before and after a GET of the same URL is kept', async () => {
+    for (let i = 0; i < 2; i++) {
+      const head = await s.request('HEAD', `/projects/${pid}`);
+      expect(head.status).toBe(200);
+      expect(head.text).toBe('');
+    }
+    const get = await keptTwice(`/projects/${pid}`);
+    expect(get.body.id).toBe(pid);
+    const head = await s.request('HEAD', `/projects/${pid}`);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('content-type')).toBe('application/json');
+  });
+
   it('a write through the API is seen by the next read', async () => {
     const before = await keptTwice(`/projects/${pid}`);
     expect(before.body.description).not.toBe('changed');
