@@ -95,12 +95,32 @@ describe('POST /projects/:id/merge_requests', () => {
     const own = (await createProject(s, 'racing')).id;
     await commit(s, own, 'race', { 'race.txt': 'r' }, { from: 'main' });
     await commit(s, own, 'after', { 'after.txt': 'a' }, { from: 'main' });
+    // An existing label: on PostgreSQL its link is written by the insert's own statement.
+    expect((await s.request('POST', `/projects/${own}/labels`, { json: { name: 'raced', color: '#00ff00' } })).status).toBe(201);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'race', target_branch: 'main', title: `race ${i}` } })),
+      Array.from({ length: 10 }, (_, i) =>
+        s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'race', target_branch: 'main', title: `race ${i}`, labels: 'raced' } }),
+      ),
     );
     const created = answers.filter((a) => a.status === 201);
     expect(created).toHaveLength(1);
     expect(created[0].body.iid).toBe(1);
+    expect(created[0].body.labels).toEqual(['raced']);
+    // The refused creations linked nothing.
+    const links = await s.app.lw.db
+      .selectFrom('merge_request_labels')
+      .innerJoin('merge_requests', 'merge_requests.id', 'merge_request_labels.merge_request_id')
+      .select('merge_request_labels.label_id')
+      .where('merge_requests.project_id', '=', own)
+      .execute();
+    expect(links).toHaveLength(1);
+    const orphans = await s.app.lw.db
+      .selectFrom('merge_request_labels')
+      .leftJoin('merge_requests', 'merge_requests.id', 'merge_request_labels.merge_request_id')
+      .select('merge_request_labels.merge_request_id')
+      .where('merge_requests.id', 'is', null)
+      .execute();
+    expect(orphans).toEqual([]);
     for (const a of answers.filter((x) => x.status !== 201)) {
       expect(a.status).toBe(409);
       expect(a.body).toEqual({ message: ['Another open merge request already exists for this source branch: !1'] });

@@ -1,7 +1,7 @@
 // Creating, updating and deleting merge requests. Reads that decide a write happen in the same
 // transaction (BEGIN IMMEDIATE on SQLite, the project row locked by the iid counter on PostgreSQL);
 // git is only read before or after it, never inside.
-import type { Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
@@ -89,7 +89,7 @@ async function assertNoDuplicate(trx: Transaction<DB>, projectId: number, source
  * are left out, since every nullable column of `merge_requests` defaults to NULL. Undefined when a
  * duplicate is open.
  */
-async function insertUnlessDuplicate(trx: Transaction<DB>, values: Record<string, string | number | null>): Promise<MrRow | undefined> {
+async function insertUnlessDuplicate(trx: Transaction<DB>, values: Record<string, string | number | null>, labelIds: number[] = []): Promise<MrRow | undefined> {
   const columns = Object.keys(values).filter((c) => values[c] !== null && values[c] !== undefined);
   const row = trx
     .selectNoFrom((eb) => columns.map((c) => eb.cast(eb.val(values[c]), typeof values[c] === 'number' ? 'integer' : 'text').as(c)))
@@ -106,12 +106,22 @@ async function insertUnlessDuplicate(trx: Transaction<DB>, values: Record<string
         ),
       ),
     );
-  return trx
-    .insertInto('merge_requests')
-    .columns(columns as never)
-    .expression(row as never)
-    .returningAll()
-    .executeTakeFirst();
+  const insert = trx.insertInto('merge_requests').columns(columns as never).expression(row as never).returningAll();
+  if (labelIds.length === 0) return insert.executeTakeFirst();
+  // PostgreSQL only (SQLite has no data-modifying WITH): the label links go in the same statement,
+  // another round trip fewer under the lock; with a duplicate open, neither row is inserted.
+  const ids = [...new Set(labelIds)];
+  return (await (trx as unknown as Kysely<any>) // eslint-disable-line @typescript-eslint/no-explicit-any
+    .with('created', () => insert as never)
+    .with('linked', (db) =>
+      db
+        .insertInto('merge_request_labels')
+        .columns(['merge_request_id', 'label_id'])
+        .expression(db.selectFrom('created').select(['created.id', sql<number>`unnest(${ids}::integer[])`.as('label_id')])),
+    )
+    .selectFrom('created')
+    .selectAll()
+    .executeTakeFirst()) as MrRow | undefined;
 }
 
 async function resolveMilestone(trx: Transaction<DB>, info: ProjectInfo, attrs: MrAttributes): Promise<number | null | undefined> {
@@ -150,6 +160,8 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
   const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
   let labels = titles.length && app.database.dialect === 'postgres' ? await resolveLabels(app.db, info, titles, false) : [];
   const allFound = labels.length > 0 && new Set(labels.map((l) => l.title)).size === new Set(titles).size;
+  // All found (PostgreSQL): linked by the insert itself.
+  const linkWithInsert = allFound ? labels.map((l) => l.id) : [];
 
   const created = await app.database.transaction(async (trx) => {
     // Incrementing the counter first locks the project row, which serialises creations per project
@@ -183,7 +195,7 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
         approvals_before_merge: input.approvalsBeforeMerge ?? null,
         created_at: now,
         updated_at: now,
-      });
+      }, linkWithInsert);
     if (!row) {
       await assertNoDuplicate(trx, project.id, project.id, input.sourceBranch, input.targetBranch);
       // The duplicate was closed between the two statements; the client may simply try again.
@@ -191,8 +203,8 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
     }
     await setAssignees(trx, row.id, assignees, true);
     await setReviewers(trx, row.id, reviewers, true);
-    if (titles.length) {
-      if (!allFound) labels = await resolveLabels(trx, info, titles, true);
+    if (titles.length && !allFound) {
+      labels = await resolveLabels(trx, info, titles, true);
       await setLabels(trx, row.id, labels.map((l) => l.id), true);
     }
     return row;
