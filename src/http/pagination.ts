@@ -135,10 +135,10 @@ const counts = new EpochCache<number | null>(1000);
 
 /**
  * Counts the rows of a query, stopping past MAX_COUNT; null when there are more. A count is reused
- * for up to a second while this process has written nothing to the database (EpochCache): X-Total
- * of a busy list then costs one count per second instead of one per request. Writes through this
- * process are seen at once; writes by another process on the same database within that second at
- * most.
+ * for up to a second while this process has written nothing to the database and the read cache
+ * has not started over (EpochCache): X-Total of a busy list then costs one count per second
+ * instead of one per request. Writes through this process are seen at once; writes by another
+ * process as soon as the read cache sees them (with it off, within that second at most).
  */
 export async function boundedCount<DB, TB extends keyof DB, O>(
   database: Database,

@@ -21,8 +21,8 @@ interface NamespaceCounts {
 }
 
 /**
- * Each namespace's figures, reused for up to a second while this process has written nothing to
- * the database (EpochCache, as list totals are). GitLab itself serves these from statistics that a
+ * Each namespace's figures, reused for up to a second while nothing has changed the database
+ * (EpochCache, as list totals are). GitLab itself serves these from statistics that a
  * background worker refreshes; here a busy `GET /namespaces` computes them about once a second
  * instead of on every request.
  */
