@@ -11,7 +11,7 @@ import type { AppContext } from './context.js';
 import { createDatabase, ping, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { ApiError, OAuthError } from './http/errors.js';
-import { hasNullByte, nestFields, parseNested } from './http/params.js';
+import { hasNullByte, nestFields, parseNested, rawHasNullByte } from './http/params.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { sendInBurst } from './http/write-burst.js';
@@ -131,7 +131,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // text, so it stops here for the API, OAuth, the pages and git alike.
   app.addHook('preValidation', function prepareParams(req, _reply, done) {
     if (req.body && typeof req.body === 'object' && req.isMultipart()) req.body = nestFields(req.body as Record<string, unknown>);
-    if (hasNullByte(req.query) || hasNullByte(req.params) || hasNullByte(req.body)) {
+    const q = req.url.indexOf('?');
+    const rawNul = (q >= 0 && rawHasNullByte(req.url.slice(q + 1))) || (req.lwRawForm !== undefined && rawHasNullByte(req.lwRawForm));
+    if (rawNul || hasNullByte(req.query) || hasNullByte(req.params) || hasNullByte(req.body)) {
       done(new ApiError(400, { message: '400 Bad request - parameters must not contain null bytes' }));
       return;
     }

@@ -317,6 +317,17 @@ export function mergeParams(query: unknown, body: unknown, path: unknown): Param
   return out;
 }
 
+/**
+ * Whether a raw query string or form body decodes to a NUL in any key or value. The parsed hash
+ * can miss one the raw text holds (`a=%00&a[]=` keeps only the array), and the OAuth endpoints
+ * read the raw text (raw-params.ts), so both are checked.
+ */
+export function rawHasNullByte(raw: string): boolean {
+  if (raw.includes('\u0000')) return true;
+  if (!raw.includes('%00')) return false;
+  return raw.split(/[&=]/).some((part) => decode(part).includes('\u0000'));
+}
+
 /** Whether a parsed query, body or path-parameter hash holds a NUL anywhere (PostgreSQL text cannot). */
 export function hasNullByte(v: unknown, depth = 0): boolean {
   if (typeof v === 'string') return v.includes('\u0000');
