@@ -6,7 +6,7 @@ import type { UserRow } from '../db/repositories/users.js';
 import { authenticate, type Auth } from './auth.js';
 import { forbidden, unauthorized } from './errors.js';
 import { mergeParams, Params } from './params.js';
-import type { CachedResponse } from './response-cache.js';
+import type { CachedResponse, ResponseCache } from './response-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,6 +65,8 @@ interface CtxState {
   headers: Array<[string, string]> | null;
   keep: boolean;
   check: (() => boolean | Promise<boolean>) | null;
+  /** Tells requests waiting for this response that it will not be kept (ResponseCache.takeOff). */
+  land: ((kept: null) => void) | null;
 }
 
 async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions, state: CtxState): Promise<Ctx> {
@@ -109,6 +111,7 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
     },
     noStore() {
       state.keep = false;
+      state.land?.(null);
     },
     onlyWhile(check) {
       if (state.check) {
@@ -167,7 +170,7 @@ export function route(
     method,
     url: path,
     handler: async function apiRoute(req, reply) {
-      const state: CtxState = { status: undefined, headers: null, keep: true, check: null };
+      const state: CtxState = { status: undefined, headers: null, keep: true, check: null, land: null };
       const responses = cacheable ? fastify.lw.responses : null;
       // Taken before authentication: the caller's rows are part of what a kept response is made
       // from, so one is kept only if nothing changed from before they were read.
@@ -186,25 +189,55 @@ export function route(
           }
           // Unless another request has kept a newer one meanwhile.
           if (kept && responses.get(key) === kept) responses.delete(key);
+          // Another request is making this response now, from the current state: its bytes, if kept.
+          const current = responses.begin();
+          const flight = current === null ? undefined : responses.flight(key, current);
+          const shared = flight ? await flight : null;
+          if (shared && (shared.check === null || (await shared.check()))) {
+            responses.sent(true);
+            return sendKept(reply, shared);
+          }
           state.headers = [];
         }
       }
-      const result = await handler(ctx);
-      if (reply.sent || result === reply) return reply;
-      const explicit = state.status;
-      if (result === undefined) {
-        reply.code(explicit ?? (method === 'DELETE' ? 204 : 200));
-        return reply.send();
+      if (!responses || era === null || key === '') return respond(reply, method, state, null, await handler(ctx));
+      const land = responses.takeOff(key, era);
+      state.land = land;
+      let kept: CachedResponse | null = null;
+      try {
+        const result = await handler(ctx);
+        return respond(reply, method, state, { responses, era, key, kept: (k) => (kept = k) }, result);
+      } finally {
+        land(kept);
       }
-      reply.code(explicit ?? DEFAULT_STATUS[method] ?? 200);
-      if (era !== null && state.keep && explicit === undefined && typeof result === 'object' && result !== null) {
-        // Serialised here as Fastify would (JSON.stringify), so the bytes kept are the bytes sent.
-        const body = JSON.stringify(result);
-        responses!.set(key, era, { body, headers: state.headers!, check: state.check });
-        reply.type('application/json');
-        return body;
-      }
-      return result;
     },
   });
+}
+
+interface Keep {
+  responses: ResponseCache;
+  era: number;
+  key: string;
+  /** Told the response when it was kept. */
+  kept: (k: CachedResponse) => void;
+}
+
+/** Sends a handler's result, and keeps it (`keep`) when it is a plain 200 object and the handler kept nothing out. */
+function respond(reply: FastifyReply, method: HTTPMethods, state: CtxState, keep: Keep | null, result: unknown): unknown {
+  if (reply.sent || result === reply) return reply;
+  const explicit = state.status;
+  if (result === undefined) {
+    reply.code(explicit ?? (method === 'DELETE' ? 204 : 200));
+    return reply.send();
+  }
+  reply.code(explicit ?? DEFAULT_STATUS[method] ?? 200);
+  if (keep && state.keep && explicit === undefined && typeof result === 'object' && result !== null) {
+    // Serialised here as Fastify would (JSON.stringify), so the bytes kept are the bytes sent.
+    const body = JSON.stringify(result);
+    const response: CachedResponse = { body, headers: state.headers!, check: state.check };
+    if (keep.responses.set(keep.key, keep.era, response)) keep.kept(response);
+    reply.type('application/json');
+    return body;
+  }
+  return result;
 }

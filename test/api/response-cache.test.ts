@@ -92,6 +92,37 @@ describe('response cache', () => {
     expect((await s.request('GET', `/projects/${pid}`)).body.description).toBe('changed');
   });
 
+  it('many callers at once right after a write: each gets its own, current answer', async () => {
+    // A private project of root's with an open merge request: in root's list of all, not in dev's.
+    const hidden = (await createProject(s, 'cache-hidden', { visibility: 'private' })).id;
+    await commit(s, hidden, 'hidden', { 'h.txt': 'h\n' }, { from: 'main' });
+    const secret = await openMr(s, hidden, 'hidden');
+    await keptTwice('/merge_requests?scope=all');
+    await commit(s, pid, 'shared-flight', { 'f.txt': 'f\n' }, { from: 'main' });
+    const mr = await openMr(s, pid, 'shared-flight');
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        i % 3 === 2 ? s.request('GET', '/user', { token: i % 2 ? dev.token : undefined }) : s.request('GET', '/merge_requests?scope=all', { token: i % 2 ? dev.token : undefined }),
+      ),
+    );
+    const byCaller = new Map<string, string>();
+    answers.forEach((a, i) => {
+      expect(a.status).toBe(200);
+      const caller = i % 2 ? 'cache-dev' : 'root';
+      if (i % 3 === 2) {
+        expect(a.body.username).toBe(caller);
+        return;
+      }
+      const ids = a.body.map((m: any) => m.id);
+      expect(ids).toContain(mr.id);
+      expect(ids.includes(secret.id)).toBe(caller === 'root');
+      // The same bytes for every request of one caller.
+      expect(a.text).toBe(byCaller.get(caller) ?? a.text);
+      byCaller.set(caller, a.text);
+    });
+    expect(byCaller.get('root')).not.toBe(byCaller.get('cache-dev'));
+  });
+
   it("another process's write is seen (SQLite: at once; PostgreSQL: once its notice comes)", async () => {
     await keptTwice(`/projects/${pid}`);
     await outside('update projects set description = ? where id = ?', ['from elsewhere', pid]);
