@@ -45,6 +45,13 @@ export class ChangeNotices {
     private readonly connectionString: string,
     private readonly channels: readonly string[],
     private readonly timing = { heartbeatMs: HEARTBEAT_MS, timeoutMs: HEARTBEAT_TIMEOUT_MS, reconnectMs: RECONNECT_MS },
+    /**
+     * Whether a notice sent by this server process (PostgreSQL's backend pid) comes from this
+     * process's own connections, whose writes the caches have already counted (the write epoch)
+     * when their result came: counting the notice too would empty them a second time, a
+     * millisecond later, for nothing.
+     */
+    private readonly ownBackend: (pid: number) => boolean = () => false,
   ) {
     this.counts = new Array<number>(channels.length + 1).fill(0);
   }
@@ -67,6 +74,7 @@ export class ChangeNotices {
       const i = this.channels.indexOf(n.channel);
       if (i < 0) return;
       if (!n.payload) {
+        if (this.ownBackend(n.processId)) return;
         this.counts[i]++;
         this.counts[this.channels.length]++;
       } else if (n.payload === this.echoPayload && this.echoDeadline) {

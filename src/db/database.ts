@@ -481,11 +481,37 @@ function queryStatsLogger(): ((event: LogEvent) => void) | undefined {
 
 /** Names of the server-side prepared statements by SQL text (shared by all connections). */
 const statementNames = new Map<string, string>();
+let lastStatementName = 0;
 /** Distinct statements kept prepared; texts beyond this run unnamed (IN lists of many lengths). */
 const MAX_NAMED_STATEMENTS = 2000;
 const PREPARED = Symbol('labwright.prepared');
 
 type QueryFn = (...args: unknown[]) => Promise<pg.QueryResult>;
+
+/**
+ * Whether PostgreSQL refused to run a prepared statement because a table under it changed (another
+ * process, a newer version, added a column during a rolling upgrade): "cached plan must not change
+ * result type". The statement is then prepared again under a new name, on every connection, and
+ * run once more. (Inside a transaction the first failure has aborted it: its error stands.)
+ */
+function planChanged(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return e?.code === '0A000' && /cached plan must not change result type/.test(e.message ?? '');
+}
+
+/**
+ * Runs a named prepared statement whose name for `text` is in statementNames (else `first`); when
+ * PostgreSQL refuses it because a table under it changed (planChanged), gives the text a new name
+ * for every connection and runs it once more.
+ */
+function runNamed<T>(text: string, first: string, run: (name: string) => Promise<T>): Promise<T> {
+  const name = statementNames.get(text) ?? first;
+  return run(name).catch((err: unknown) => {
+    if (!planChanged(err)) throw err;
+    if ((statementNames.get(text) ?? first) === name) statementNames.set(text, `lw_${++lastStatementName}`);
+    return run(statementNames.get(text)!).catch(() => Promise.reject(err));
+  });
+}
 
 /**
  * Runs the query builder's parameterised statements as named prepared statements, so PostgreSQL
@@ -504,10 +530,10 @@ function preparing(client: pg.PoolClient): pg.PoolClient {
     let name = statementNames.get(text);
     if (!name) {
       if (statementNames.size >= MAX_NAMED_STATEMENTS) return plain(text, values);
-      name = `lw_${statementNames.size + 1}`;
+      name = `lw_${++lastStatementName}`;
       statementNames.set(text, name);
     }
-    return plain({ name, text, values });
+    return runNamed(text, name, (n) => plain({ name: n, text, values }));
   };
   return client;
 }
@@ -525,11 +551,24 @@ export function createDatabase(opts: {
   readCacheMaxAgeMs?: number;
 }): Database {
   if (opts.databaseUrl) {
-    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10, keepAlive: true });
     // An idle client whose server connection ends (restart, drop database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', () => undefined);
-    const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, [AUTH_CHANGES_CHANNEL, DATA_CHANGES_CHANNEL]);
+    // The server processes (backend pids) of this pool's connections, while they are open: their
+    // changes are counted by the driver's write epoch as soon as their result comes, so their
+    // notices are not counted again (ChangeNotices). TCP keepalive (above) lets a connection whose
+    // server process died unseen end, and its pid leave the set, before another process could be
+    // given the pid; MAX_AGE_MS bounds what a notice ignored that way could hide.
+    const backends = new Set<number>();
+    pool.on('connect', (client) => {
+      const pid = (client as unknown as { processID: number | null }).processID;
+      if (pid === null) return;
+      backends.add(pid);
+      client.once('end', () => backends.delete(pid));
+    });
+    pool.on('remove', (client) => backends.delete((client as unknown as { processID: number }).processID));
+    const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, [AUTH_CHANGES_CHANNEL, DATA_CHANGES_CHANNEL], undefined, (pid) => backends.has(pid));
     const readCache = opts.readCache ?? true;
     const driver = new CachingPostgresDriver(pool, async () => preparing(await pool.connect()), readCache ? () => notices.stamp() : null, opts.readCacheMaxAgeMs);
     const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect(driver), log: queryStatsLogger() });
@@ -548,7 +587,7 @@ export function createDatabase(opts: {
         await db.destroy();
       },
       read: async <T>(q: RawSql, params: unknown[]) =>
-        (await driver.readThrough(q.postgres, params, async () => (await pool.query({ name: q.name, text: q.postgres, values: params })).rows)) as T[],
+        (await driver.readThrough(q.postgres, params, async () => (await runNamed(q.postgres, q.name, (name) => pool.query({ name, text: q.postgres, values: params }))).rows)) as T[],
       ping: async () => {
         await pool.query('select 1');
       },

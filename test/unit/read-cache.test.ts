@@ -303,6 +303,33 @@ describe('read cache', () => {
     expect(() => loadConfig({ ...sqlite, LABWRIGHT_RESPONSE_CACHE: '0' })).toThrow(/LABWRIGHT_RESPONSE_CACHE/);
   });
 
+  it('a response being made is shared only within its era, and only if it is kept', async () => {
+    const { ResponseCache } = await import('../../src/http/response-cache.js');
+    const responses = new ResponseCache(database);
+    await titles();
+    await nextTurn();
+    const era = responses.begin()!;
+    expect(era).not.toBeNull();
+    const response = { body: '{"a":1}', headers: [], check: null };
+    // Kept: whoever joined gets it; the flight is gone once it lands.
+    let land = responses.takeOff('k', era);
+    const joined = responses.flight('k', era)!;
+    expect(responses.flight('k', era + 1)).toBeUndefined();
+    expect(responses.set('k', era, response)).toBe(true);
+    land(response);
+    expect(await joined).toBe(response);
+    expect(responses.flight('k', era)).toBeUndefined();
+    // Not kept (a write came while it was made): those who joined make their own.
+    land = responses.takeOff('k2', era);
+    const late = responses.flight('k2', era)!;
+    await database.db.updateTable('labels').set({ color: '#0000ff' }).where('title', '=', 'feature').execute();
+    expect(responses.begin()).not.toBe(era);
+    expect(responses.set('k2', era, response)).toBe(false);
+    land(null);
+    expect(await late).toBeNull();
+    expect(responses.flight('k2', responses.begin()!)).toBeUndefined();
+  });
+
   it('the read generation stays while nothing changes, and moves with a write of this process or another', async () => {
     expect(await titles()).toBe('bug,feature');
     await nextTurn();
@@ -314,8 +341,40 @@ describe('read cache', () => {
     await database.db.updateTable('labels').set({ color: '#00ff00' }).where('title', '=', 'bug').execute();
     const afterOwn = database.readGeneration();
     expect(afterOwn).not.toBe(g);
+    let settled = afterOwn;
+    if (TEST_DB === 'postgres') {
+      // The notice of this process's own write, once it has come, does not empty the store again.
+      const listener = new pg.Client({ connectionString: storage.databaseUrl });
+      await listener.connect();
+      try {
+        await listener.query('listen labwright_data_changes');
+        let heard = 0;
+        listener.on('notification', (n) => {
+          if (!n.payload) heard++;
+        });
+        await database.db.updateTable('labels').set({ color: '#00ffff' }).where('title', '=', 'bug').execute();
+        const afterSecond = database.readGeneration();
+        expect(await until(() => heard > 0)).toBe(true);
+        // Sent to every listener at the same commit: give the database's own listener a moment more.
+        await new Promise((r) => setTimeout(r, 100));
+        expect(database.readGeneration()).toBe(afterSecond);
+        settled = afterSecond;
+      } finally {
+        await listener.end();
+      }
+    }
     await otherProcess('update labels set color = ? where title = ?', ['#ff0000', 'bug']);
     await nextTurn();
-    expect(await until(() => database.readGeneration() !== afterOwn)).toBe(true);
+    expect(await until(() => database.readGeneration() !== settled)).toBe(true);
+  });
+
+  it('a raw SELECT * prepared before another process adds a column still runs (rolling upgrade)', async () => {
+    const all = rawSql('select * from labels where project_id = ? order by id');
+    expect(await database.read(all, [7])).toHaveLength(2);
+    await otherProcess('alter table labels add column from_a_newer_version integer', []);
+    // A write of this process: nothing is answered from the cache.
+    await database.db.updateTable('labels').set({ color: '#111111' }).where('project_id', '=', 7).execute();
+    const rows = await database.read<{ color: string }>(all, [7]);
+    expect(rows.map((r) => r.color)).toEqual(['#111111', '#111111']);
   });
 });
