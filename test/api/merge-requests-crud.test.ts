@@ -126,6 +126,92 @@ describe('POST /projects/:id/merge_requests', () => {
     expect(next.body.iid).toBe(2);
   });
 
+  it('with existing labels, a milestone, assignees and reviewers (on PostgreSQL one statement writes them all)', async () => {
+    const own = (await createProject(s, 'one-statement')).id;
+    await addMember(s, own, alice.id, 30);
+    await addMember(s, own, bob.id, 30);
+    await commit(s, own, 'linked', { 'linked.txt': 'l' }, { from: 'main' });
+    for (const name of ['one', 'two']) expect((await s.request('POST', `/projects/${own}/labels`, { json: { name, color: '#123456' } })).status).toBe(201);
+    const ms = await s.request('POST', `/projects/${own}/milestones`, { json: { title: 'm1' } });
+    const r = await s.request('POST', `/projects/${own}/merge_requests`, {
+      json: { source_branch: 'linked', target_branch: 'main', title: 'linked', labels: 'two,one,two', milestone_id: ms.body.id, assignee_ids: [bob.id, alice.id], reviewer_ids: [alice.id, bob.id] },
+    });
+    expect(r.status).toBe(201);
+    const shown = (mr: any) => ({
+      iid: mr.iid,
+      labels: mr.labels,
+      milestone: mr.milestone?.title,
+      assignees: mr.assignees.map((u: any) => u.username),
+      reviewers: mr.reviewers.map((u: any) => u.username).sort(),
+      merge_status: mr.merge_status,
+    });
+    const expected = { iid: 1, labels: ['one', 'two'], milestone: 'm1', assignees: ['bob', 'alice'], reviewers: ['alice', 'bob'], merge_status: 'can_be_merged' };
+    expect(shown(r.body)).toEqual(expected);
+    expect(shown((await s.request('GET', `/projects/${own}/merge_requests/1`)).body)).toEqual(expected);
+    const rows = await s.app.lw.db.selectFrom('merge_request_reviewers').select(['state', 'created_at']).where('merge_request_id', '=', r.body.id).execute();
+    expect(rows.map((x) => x.state)).toEqual(['unreviewed', 'unreviewed']);
+    for (const x of rows) expect(Date.parse(x.created_at)).toBeGreaterThanOrEqual(Date.parse(r.body.created_at));
+  });
+
+  it('a reopen and a creation racing for the same branches: one wins, the other gets 409, never both open', async () => {
+    const own = (await createProject(s, 'reopen-race')).id;
+    for (let i = 0; i < 6; i++) {
+      await commit(s, own, `rr-${i}`, { [`rr-${i}.txt`]: `${i}` }, { from: 'main' });
+      const first = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: `rr-${i}`, target_branch: 'main', title: `first ${i}` } });
+      expect((await s.request('PUT', `/projects/${own}/merge_requests/${first.body.iid}`, { json: { state_event: 'close' } })).status).toBe(200);
+      const [reopen, create] = await Promise.all([
+        s.request('PUT', `/projects/${own}/merge_requests/${first.body.iid}`, { json: { state_event: 'reopen' } }),
+        s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: `rr-${i}`, target_branch: 'main', title: `second ${i}` } }),
+      ]);
+      const open = await s.app.lw.db.selectFrom('merge_requests').select('iid').where('project_id', '=', own).where('source_branch', '=', `rr-${i}`).where('state', '=', 'opened').execute();
+      expect(open).toHaveLength(1);
+      if (create.status === 201) {
+        // The reopen lost: GitLab's 409, or (checked before the creation committed) a reopen refused as a duplicate.
+        expect(reopen.status).toBe(409);
+        expect(open[0].iid).toBe(create.body.iid);
+      } else {
+        expect(create.status).toBe(409);
+        expect(reopen.status).toBe(200);
+        expect(reopen.body.state).toBe('opened');
+        expect(open[0].iid).toBe(first.body.iid);
+      }
+    }
+  });
+
+  it('migration 0012 keeps open duplicates made before it, and refuses new ones', async () => {
+    const { migrateToLatest } = await import('../../src/db/migrations/index.js');
+    const { OPEN_MR_INDEX } = await import('../../src/db/migrations/0012-open-merge-request-rule.js');
+    const { sql } = await import('kysely');
+    const db = s.app.lw.db;
+    const own = (await createProject(s, 'legacy-duplicates')).id;
+    await commit(s, own, 'legacy', { 'legacy.txt': 'l' }, { from: 'main' });
+    const a = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'legacy', target_branch: 'main', title: 'a' } });
+    expect((await s.request('PUT', `/projects/${own}/merge_requests/${a.body.iid}`, { json: { state_event: 'close' } })).status).toBe(200);
+    const b = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'legacy', target_branch: 'main', title: 'b' } });
+    expect((await s.request('PUT', `/projects/${own}/merge_requests/${b.body.iid}`, { json: { state_event: 'close' } })).status).toBe(200);
+    const c = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'legacy', target_branch: 'main', title: 'c' } });
+    expect(c.status).toBe(201);
+    // A database from before the migration, edited by hand: a and c both open.
+    await sql.raw(`drop index ${OPEN_MR_INDEX}`).execute(db);
+    await db.updateTable('merge_requests').set({ state: 'opened' }).where('id', '=', a.body.id).execute();
+    await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '0012-open-merge-request-rule' as never).execute();
+    await migrateToLatest(s.app.lw.database);
+    // Nothing was changed: both stay open and are shown.
+    const list = await s.request('GET', `/projects/${own}/merge_requests?state=opened`);
+    expect(list.body.map((m: any) => m.iid).sort()).toEqual([a.body.iid, c.body.iid].sort());
+    // A third one is refused by the database itself.
+    await expect(db.updateTable('merge_requests').set({ state: 'opened' }).where('id', '=', b.body.id).execute()).rejects.toThrow();
+    expect((await s.request('PUT', `/projects/${own}/merge_requests/${b.body.iid}`, { json: { state_event: 'reopen' } })).status).toBe(409);
+    // With only the one left outside the index open, a new one is still refused, naming it.
+    expect((await s.request('PUT', `/projects/${own}/merge_requests/${a.body.iid}`, { json: { state_event: 'close' } })).status).toBe(200);
+    const again = await s.request('POST', `/projects/${own}/merge_requests`, { json: { source_branch: 'legacy', target_branch: 'main', title: 'd' } });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ message: [`Another open merge request already exists for this source branch: !${c.body.iid}`] });
+    // Once it is closed too, opening one again works as before.
+    expect((await s.request('PUT', `/projects/${own}/merge_requests/${c.body.iid}`, { json: { state_event: 'close' } })).status).toBe(200);
+    expect((await s.request('PUT', `/projects/${own}/merge_requests/${b.body.iid}`, { json: { state_event: 'reopen' } })).status).toBe(200);
+  });
+
   it('validates input with GitLab bodies and writes nothing', async () => {
     const cases: Array<[unknown, number, unknown]> = [
       [{ target_branch: 'main' }, 400, { error: 'source_branch is missing, title is missing' }],

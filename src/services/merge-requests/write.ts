@@ -1,12 +1,15 @@
 // Creating, updating and deleting merge requests. Reads that decide a write happen in the same
-// transaction (BEGIN IMMEDIATE on SQLite, the project row locked by the iid counter on PostgreSQL);
-// git is only read before or after it, never inside.
-import { type Kysely, sql, type Transaction } from 'kysely';
+// transaction (BEGIN IMMEDIATE on SQLite, the project row locked by the iid counter on PostgreSQL)
+// or statement (creation on PostgreSQL), and the database itself refuses a second open merge
+// request for the same branches (migration 0012); git is only read before or after, never inside.
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
-import { conflict, unprocessable, validationError } from '../../http/errors.js';
+import { conflict, notFound, unprocessable, validationError } from '../../http/errors.js';
+import { OPEN_MR_INDEX } from '../../db/migrations/0012-open-merge-request-rule.js';
+import { isUniqueViolation } from '../projects/unique.js';
 import { GitRepository } from '../../git/index.js';
 import {
   currentLabelIds,
@@ -66,8 +69,8 @@ function validateBranchNames(names: Record<string, string>): void {
 }
 
 /** The 409 GitLab gives for a second open request with the same source and target branches. */
-async function assertNoDuplicate(trx: Transaction<DB>, projectId: number, sourceProjectId: number, source: string, target: string, exceptId?: number): Promise<void> {
-  let q = trx
+async function assertNoDuplicate(db: Kysely<DB>, projectId: number, sourceProjectId: number, source: string, target: string, exceptId?: number): Promise<void> {
+  let q = db
     .selectFrom('merge_requests')
     .select('iid')
     .where('project_id', '=', projectId)
@@ -80,55 +83,131 @@ async function assertNoDuplicate(trx: Transaction<DB>, projectId: number, source
   if (dup) throw conflict([`Another open merge request already exists for this source branch: !${dup.iid}`]);
 }
 
+/** Whether `e` is the database refusing a second open merge request for the same branches (migration 0012). */
+function isOpenDuplicate(e: unknown): boolean {
+  if (!isUniqueViolation(e)) return false;
+  // PostgreSQL names the index; SQLite lists its columns.
+  const err = e as { constraint?: string; message?: string };
+  return err.constraint === OPEN_MR_INDEX || /merge_requests\.source_branch/.test(err.message ?? '');
+}
+
+/**
+ * Runs a write that may open a merge request; the database's refusal of a duplicate (a race the
+ * checks before it could not see) becomes GitLab's 409, naming the open one when it still is.
+ */
+async function refusingDuplicates<T>(app: AppContext, mr: Branches, write: () => Promise<T>, exceptId?: number): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (!isOpenDuplicate(e)) throw e;
+    return refuseDuplicate(app.db, mr, exceptId);
+  }
+}
+
+interface Branches {
+  project_id: number;
+  source_project_id: number;
+  source_branch: string;
+  target_branch: string;
+}
+
+/** The 409 for a write refused as a duplicate: naming the open one, or (closed since) without a name; the client may simply try again. */
+async function refuseDuplicate(db: Kysely<DB>, mr: Branches, exceptId?: number): Promise<never> {
+  await assertNoDuplicate(db, mr.project_id, mr.source_project_id, mr.source_branch, mr.target_branch, exceptId);
+  throw conflict(['Another open merge request already exists for this source branch']);
+}
+
+type Values = Record<string, string | number | null>;
+
+/** A SELECT list of `values` (nulls left out: every nullable column defaults to NULL), each cast to its column's type (PostgreSQL would type a SELECT list's parameters as text). */
+function valueColumns(values: Values): string[] {
+  return Object.keys(values).filter((c) => values[c] !== null && values[c] !== undefined);
+}
+
+function castValue(eb: ExpressionBuilder<any, any>, v: string | number | null) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return eb.cast(eb.val(v), typeof v === 'number' ? 'integer' : 'text');
+}
+
+/** The open merge requests of the same project and branches as `values`, as a subquery. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function openDuplicates(selectFrom: any, values: Values) {
+  return selectFrom('merge_requests')
+    .select('id')
+    .where('project_id', '=', values.project_id as number)
+    .where('source_project_id', '=', values.source_project_id as number)
+    .where('source_branch', '=', values.source_branch as string)
+    .where('target_branch', '=', values.target_branch as string)
+    .where('state', '=', 'opened');
+}
+
 /**
  * Inserts a new open merge request unless one is open for the same project and branches: the
  * duplicate check and the insert in one statement (`INSERT … SELECT … WHERE NOT EXISTS`), one round
- * trip fewer while the project row is locked (issue 7). Run after the lock is taken, the statement
- * sees every creation that held it before. Values are cast to their column's type (numbers to
- * integer, strings to text; PostgreSQL would type a SELECT list's parameters as text); null values
- * are left out, since every nullable column of `merge_requests` defaults to NULL. Undefined when a
- * duplicate is open.
+ * trip fewer while the project is locked. Run after the lock is taken, the statement sees every
+ * creation that held it before. Undefined when a duplicate is open.
  */
-async function insertUnlessDuplicate(trx: Transaction<DB>, values: Record<string, string | number | null>, labelIds: number[] = []): Promise<MrRow | undefined> {
-  const columns = Object.keys(values).filter((c) => values[c] !== null && values[c] !== undefined);
+async function insertUnlessDuplicate(trx: Transaction<DB>, values: Values): Promise<MrRow | undefined> {
+  const columns = valueColumns(values);
   const row = trx
-    .selectNoFrom((eb) => columns.map((c) => eb.cast(eb.val(values[c]), typeof values[c] === 'number' ? 'integer' : 'text').as(c)))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('merge_requests')
-            .select('id')
-            .where('project_id', '=', values.project_id as number)
-            .where('source_project_id', '=', values.source_project_id as number)
-            .where('source_branch', '=', values.source_branch as string)
-            .where('target_branch', '=', values.target_branch as string)
-            .where('state', '=', 'opened'),
-        ),
-      ),
-    );
-  const insert = trx.insertInto('merge_requests').columns(columns as never).expression(row as never).returningAll();
-  if (labelIds.length === 0) return insert.executeTakeFirst();
-  // PostgreSQL only (SQLite has no data-modifying WITH): the label links go in the same statement,
-  // another round trip fewer under the lock; with a duplicate open, neither row is inserted.
-  const ids = [...new Set(labelIds)];
-  return (await (trx as unknown as Kysely<any>) // eslint-disable-line @typescript-eslint/no-explicit-any
-    .with('created', () => insert as never)
-    .with('linked', (db) =>
-      db
-        .insertInto('merge_request_labels')
-        .columns(['merge_request_id', 'label_id'])
-        .expression(db.selectFrom('created').select(['created.id', sql<number>`unnest(${ids}::integer[])`.as('label_id')])),
-    )
-    .selectFrom('created')
-    .selectAll()
-    .executeTakeFirst()) as MrRow | undefined;
+    .selectNoFrom((eb) => columns.map((c) => castValue(eb, values[c]).as(c)))
+    .where(({ not, exists, selectFrom }) => not(exists(openDuplicates(selectFrom, values))));
+  return trx.insertInto('merge_requests').columns(columns as never).expression(row as never).returningAll().executeTakeFirst();
 }
 
-async function resolveMilestone(trx: Transaction<DB>, info: ProjectInfo, attrs: MrAttributes): Promise<number | null | undefined> {
-  if (attrs.milestone !== undefined) return attrs.milestone === '' ? null : (await milestoneByTitle(trx, info, attrs.milestone)).id;
+/**
+ * PostgreSQL: the whole creation in one statement outside any transaction: the project's counter
+ * (which locks its row until the commit, serialising creations of one project), the merge request
+ * with the counter as its iid, and its label, assignee and reviewer links (data-modifying WITHs).
+ * The lock is held for one statement and its commit, with no round trip to this process in
+ * between (issue 7). A duplicate open merge request is refused twice over: by the counter's
+ * `NOT EXISTS`, which sees every one committed before the statement began (among them those
+ * migration 0012 left outside its index), and by that unique index, which also sees one committed
+ * while the statement waited for the lock (its snapshot is older). Undefined when the project is
+ * gone or the `NOT EXISTS` found a duplicate; the caller tells which. (Its times are taken before
+ * the lock: under contention `created_at` and iid order can differ by the wait, milliseconds.)
+ */
+async function insertInOneStatement(app: AppContext, values: Values, links: { labels: number[]; assignees: number[]; reviewers: number[] }): Promise<MrRow | undefined> {
+  const columns = valueColumns(values);
+  const ints = (ids: number[]) => sql<number>`unnest(${ids}::integer[])`;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let q: any = (app.db as unknown as Kysely<any>)
+    .with('counter', (db) =>
+      db
+        .updateTable('projects')
+        .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
+        .where('id', '=', values.project_id)
+        .where(({ not, exists, selectFrom }) => not(exists(openDuplicates(selectFrom, values))))
+        .returning('mr_iid_counter'),
+    )
+    .with('created', (db) =>
+      db
+        .insertInto('merge_requests')
+        .columns(['iid', ...columns])
+        .expression(db.selectFrom('counter').select((eb) => [eb.ref('counter.mr_iid_counter').as('iid'), ...columns.map((c) => castValue(eb, values[c]).as(c))]))
+        .returningAll(),
+    );
+  const labels = [...new Set(links.labels)];
+  if (labels.length) {
+    q = q.with('labelled', (db: Kysely<any>) => db.insertInto('merge_request_labels').columns(['merge_request_id', 'label_id']).expression(db.selectFrom('created').select(['created.id', ints(labels).as('label_id')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+  if (links.assignees.length) {
+    // Two set-returning functions of one length in a SELECT list run side by side: each user with its position.
+    const positions = sql<number>`generate_series(0, ${links.assignees.length - 1}::integer)`;
+    q = q.with('assigned', (db: Kysely<any>) => db.insertInto('merge_request_assignees').columns(['merge_request_id', 'user_id', 'position']).expression(db.selectFrom('created').select(['created.id', ints(links.assignees).as('user_id'), positions.as('position')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+  if (links.reviewers.length) {
+    const state = sql<string>`'unreviewed'`;
+    const at = sql<string>`${values.created_at}::text`;
+    q = q.with('reviewing', (db: Kysely<any>) => db.insertInto('merge_request_reviewers').columns(['merge_request_id', 'user_id', 'state', 'created_at']).expression(db.selectFrom('created').select(['created.id', ints(links.reviewers).as('user_id'), state.as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+  return (await q.selectFrom('created').selectAll().executeTakeFirst()) as MrRow | undefined;
+}
+
+async function resolveMilestone(db: Kysely<DB>, info: ProjectInfo, attrs: MrAttributes): Promise<number | null | undefined> {
+  if (attrs.milestone !== undefined) return attrs.milestone === '' ? null : (await milestoneByTitle(db, info, attrs.milestone)).id;
   if (attrs.milestoneId !== undefined) {
     if (attrs.milestoneId === null || attrs.milestoneId === 0) return null;
-    return (await milestoneById(trx, info, attrs.milestoneId))?.id ?? null;
+    return (await milestoneById(db, info, attrs.milestoneId))?.id ?? null;
   }
   return undefined;
 }
@@ -152,63 +231,69 @@ export async function createMergeRequest(app: AppContext, info: ProjectInfo, aut
   // the create response); Labwright prepares it before the insert, so they are filled at once and
   // the row is written in one transaction.
   const snap = await computeSnapshot(repo, source, target, null);
-  // On PostgreSQL labels that exist are looked up before the transaction: creations of one project
-  // queue on its row lock (below), so each round trip inside is waited for by every other creation.
-  // Missing labels, created with the request, are handled inside. (A label deleted in between leaves
-  // a link to nothing, which no view shows; on SQLite, where writes are serialised anyway, the lookup
-  // stays inside.)
-  const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
-  let labels = titles.length && app.database.dialect === 'postgres' ? await resolveLabels(app.db, info, titles, false) : [];
-  const allFound = labels.length > 0 && new Set(labels.map((l) => l.title)).size === new Set(titles).size;
-  // All found (PostgreSQL): linked by the insert itself.
-  const linkWithInsert = allFound ? labels.map((l) => l.id) : [];
-
-  const created = await app.database.transaction(async (trx) => {
-    // Incrementing the counter first locks the project row, which serialises creations per project
-    // (PostgreSQL) so the duplicate check in the insert cannot race; a rollback gives the iid back.
-    const counter = await trx
-      .updateTable('projects')
-      .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
-      .where('id', '=', project.id)
-      .returning('mr_iid_counter')
-      .executeTakeFirstOrThrow();
-    const milestoneId = await resolveMilestone(trx, info, input);
-    const now = nowIso();
-    const row = await insertUnlessDuplicate(trx, {
-        iid: counter.mr_iid_counter,
-        project_id: project.id,
-        source_project_id: project.id,
-        author_id: author.id,
-        title: input.title,
-        description: input.description ?? null,
-        state: 'opened',
-        draft: isDraftTitle(input.title) ? 1 : 0,
-        source_branch: input.sourceBranch,
-        target_branch: input.targetBranch,
-        ...snap,
-        prepared_at: nowIso(),
-        squash: squash ? 1 : 0,
-        force_remove_source_branch: input.removeSourceBranch === undefined ? null : input.removeSourceBranch ? 1 : 0,
-        allow_collaboration: input.allowCollaboration ? 1 : 0,
-        milestone_id: milestoneId ?? null,
-        merge_after: input.mergeAfter ?? null,
-        approvals_before_merge: input.approvalsBeforeMerge ?? null,
-        created_at: now,
-        updated_at: now,
-      }, linkWithInsert);
-    if (!row) {
-      await assertNoDuplicate(trx, project.id, project.id, input.sourceBranch, input.targetBranch);
-      // The duplicate was closed between the two statements; the client may simply try again.
-      throw conflict(['Another open merge request already exists for this source branch']);
-    }
-    await setAssignees(trx, row.id, assignees, true);
-    await setReviewers(trx, row.id, reviewers, true);
-    if (titles.length && !allFound) {
-      labels = await resolveLabels(trx, info, titles, true);
-      await setLabels(trx, row.id, labels.map((l) => l.id), true);
-    }
-    return row;
+  const now = nowIso();
+  const values = (milestoneId: number | null | undefined): Values => ({
+    project_id: project.id,
+    source_project_id: project.id,
+    author_id: author.id,
+    title: input.title,
+    description: input.description ?? null,
+    state: 'opened',
+    draft: isDraftTitle(input.title) ? 1 : 0,
+    source_branch: input.sourceBranch,
+    target_branch: input.targetBranch,
+    ...snap,
+    prepared_at: now,
+    squash: squash ? 1 : 0,
+    force_remove_source_branch: input.removeSourceBranch === undefined ? null : input.removeSourceBranch ? 1 : 0,
+    allow_collaboration: input.allowCollaboration ? 1 : 0,
+    milestone_id: milestoneId ?? null,
+    merge_after: input.mergeAfter ?? null,
+    approvals_before_merge: input.approvalsBeforeMerge ?? null,
+    created_at: now,
+    updated_at: now,
   });
+  const branches: Branches = { project_id: project.id, source_project_id: project.id, source_branch: input.sourceBranch, target_branch: input.targetBranch };
+  const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
+
+  if (app.database.dialect === 'postgres') {
+    // Labels and the milestone are looked up before: creations of one project queue on its row
+    // lock, and every round trip under it would be waited for by all of them. (One deleted in
+    // between leaves a link to nothing, which no view shows; no foreign key refuses it.) Labels
+    // that do not exist yet are created with the request, in a transaction (below).
+    const labels = titles.length ? await resolveLabels(app.db, info, titles, false) : [];
+    if (new Set(labels.map((l) => l.title)).size === new Set(titles).size) {
+      const milestoneId = await resolveMilestone(app.db, info, input);
+      const links = { labels: labels.map((l) => l.id), assignees, reviewers };
+      const row = await refusingDuplicates(app, branches, () => insertInOneStatement(app, values(milestoneId), links));
+      if (!row) {
+        if (!(await app.db.selectFrom('projects').select('id').where('id', '=', project.id).executeTakeFirst())) throw notFound('Project');
+        return refuseDuplicate(app.db, branches);
+      }
+      return refreshMergeStatus(app, row);
+    }
+  }
+
+  const created = await refusingDuplicates(app, branches, () =>
+    app.database.transaction(async (trx) => {
+      // Incrementing the counter first locks the project row (PostgreSQL; SQLite's transaction
+      // holds the write lock from its start), so the duplicate check in the insert sees every
+      // creation before this one; a rollback gives the iid back.
+      const counter = await trx
+        .updateTable('projects')
+        .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
+        .where('id', '=', project.id)
+        .returning('mr_iid_counter')
+        .executeTakeFirst();
+      if (!counter) throw notFound('Project');
+      const row = await insertUnlessDuplicate(trx, { iid: counter.mr_iid_counter, ...values(await resolveMilestone(trx, info, input)) });
+      if (!row) return refuseDuplicate(trx, branches);
+      await setAssignees(trx, row.id, assignees, true);
+      await setReviewers(trx, row.id, reviewers, true);
+      if (titles.length) await setLabels(trx, row.id, (await resolveLabels(trx, info, titles, true)).map((l) => l.id), true);
+      return row;
+    }),
+  );
   // A branch that moved since the snapshot was taken is seen here, as on every read.
   return refreshMergeStatus(app, created);
 }
@@ -231,7 +316,9 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
     attrs.assigneeIds ? existingUserIds(app.db, attrs.assigneeIds) : Promise.resolve(undefined),
     attrs.reviewerIds ? existingUserIds(app.db, attrs.reviewerIds) : Promise.resolve(undefined),
   ]);
-  await app.database.transaction(async (trx) => {
+  // A reopen or retarget racing a creation (they lock different rows) is refused by the database.
+  const branches: Branches = { project_id: mr.project_id, source_project_id: mr.source_project_id, source_branch: mr.source_branch, target_branch: retarget ? attrs.targetBranch! : mr.target_branch };
+  await refusingDuplicates(app, branches, () => app.database.transaction(async (trx) => {
     const current = await app.database.forUpdate(trx.selectFrom('merge_requests').selectAll().where('id', '=', mr.id)).executeTakeFirstOrThrow();
     const now = nowIso();
     const set: Partial<MrRow> = { updated_at: now };
@@ -270,7 +357,7 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
       }
       await setLabels(trx, mr.id, ids);
     }
-  });
+  }), mr.id);
   const fresh = (await findMrById(app.db, mr.id))!;
   return refreshMergeStatus(app, fresh);
 }
