@@ -1,4 +1,4 @@
-// npm run bench [-- <scenario>...] [--smoke] [--large] [--db sqlite|postgres|both]
+// npm run bench [-- <scenario>...] [--smoke] [--quick] [--db sqlite|postgres|both]
 // Seeds the deterministic data sets (./seed.ts), restarts the real server on them (start-up time
 // and idle RSS), then loads it with autocannon from this process (50 connections, no pipelining,
 // warm-up first) and prints a table with ratios against baselines measured in the same run
@@ -14,7 +14,10 @@ import { special, type Row } from './special.js';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
-const large = args.includes('--large');
+// Every scenario by default, the large sets (500,000 merge requests, 410,000 more users) and their
+// depth and count scenarios included; `--quick` (and `--smoke`, for CI) leaves them out unless
+// named or `--large` is given.
+const large = args.includes('--large') || (!smoke && !args.includes('--quick'));
 const dbArg = args.includes('--db') ? args[args.indexOf('--db') + 1] : 'both';
 const wanted = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--db');
 const timing: Timing = {
@@ -172,7 +175,7 @@ async function settle(server: LabwrightServer): Promise<void> {
 
 async function runDatabase(db: DbName, rows: Row[]): Promise<void> {
   const selected = scenarios.filter((s) => (wanted.length ? wanted.includes(s.name) : !s.large || large));
-  const needLarge = large || selected.some((s) => s.large);
+  const needLarge = selected.some((s) => s.large) || args.includes('--large');
   let server = await startLabwright(db);
   try {
     const seeded = await seed(server, { large: needLarge, log: (msg) => console.log(`${db} seed ${msg}`) });
