@@ -1,13 +1,14 @@
 // Load generation (autocannon from the bench process, 50 connections, no pipelining, warm-up
 // first) and the child processes: the real server and the baseline servers.
 import autocannon from 'autocannon';
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
+import type { Stream, StreamResult } from './arrival.js';
 
 export const ROOT_TOKEN = 'bench-root-token-0123456789abcdef';
 export const SECRET = 'bench-secret';
@@ -239,4 +240,13 @@ export function mrCreateRequest(projectId: number, next: () => number): autocann
     headers: { 'content-type': 'application/json' },
     setupRequest: (req) => Object.assign({}, req, { body: mrCreateBody(next()) }),
   };
+}
+
+/** Runs `streams` at their constant arrival rates for `seconds` from a separate process (bench/arrival.ts). */
+export async function runArrival(url: string, headers: Record<string, string>, seconds: number, streams: Stream[]): Promise<StreamResult[]> {
+  const args = [join(import.meta.dirname, 'arrival.ts'), url, JSON.stringify(headers), String(seconds), JSON.stringify(streams)];
+  const out = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', ...args], { maxBuffer: 1 << 20 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+  return JSON.parse(out.trim().split('\n').pop()!) as StreamResult[];
 }

@@ -5,8 +5,8 @@
 // time (and the .cpuprofile path, for Chrome DevTools or speedscope).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, load, startLabwright, stop } from './load.js';
-import { scenarios, type ScenarioEnv } from './scenarios.js';
+import { cleanup, load, runArrival, startLabwright, stop } from './load.js';
+import { readPaths, scenarios, type ScenarioEnv } from './scenarios.js';
 import { seed } from './seed.js';
 
 interface ProfileNode {
@@ -67,12 +67,29 @@ async function main(): Promise<void> {
     const seeded = await seed(server, { large: false });
     for (const name of names) {
       const sc = scenarios.find((s) => s.name === name);
-      if (!name.startsWith('/') && (!sc || sc.kind !== 'ratio')) throw new Error(`no ratio scenario named ${name}`);
+      if (!name.startsWith('/') && name !== 'mixed-rate' && (!sc || sc.kind !== 'ratio')) throw new Error(`no ratio scenario named ${name}`);
       const dir = join(server.dataDir, `profile-${name}`);
       await stop(server.child);
       server = await startLabwright(db, server, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
       const env: ScenarioEnv = { url: server.url, token: server.token, seeded, db };
       const url = `${server.url}${sc && sc.kind === 'ratio' ? sc.path(env) : name}`;
+      const headers = { 'PRIVATE-TOKEN': server.token };
+      if (name === 'mixed-rate') {
+        // The constant-arrival mixed load: MR reads at BENCH_MIXED_RATE/s, creations at a ninth of that.
+        const rate = Number(process.env.BENCH_MIXED_RATE ?? 900);
+        const paths = readPaths(env).filter((p) => /merge_requests/.test(p));
+        const reads = { name: 'reads', rate, paths };
+        await runArrival(server.url, headers, 2, [reads]);
+        const from = performance.now();
+        const [r, w] = await runArrival(server.url, headers, seconds, [reads, { name: 'writes', rate: rate / 9, create: { projectId: seeded.mrProjectId, firstBranch: seeded.nextPostBranch } }]);
+        const to = performance.now();
+        seeded.nextPostBranch += w.used;
+        console.log(`\nmixed-rate on ${db}: reads p50 ${r.p50} p90 ${r.p90} p99 ${r.p99} ms; writes ${w.ok} created, p90 ${w.p90} ms`);
+        await stop(server.child);
+        const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
+        summarise(join(dir, file), (performance.timeOrigin + from) * 1000 - hrOffsetUs(), (performance.timeOrigin + to) * 1000 - hrOffsetUs());
+        continue;
+      }
       // Warm up before the profiled part matters: module loading would otherwise dominate.
       await load(url, { 'PRIVATE-TOKEN': server.token }, 2);
       const from = performance.now();

@@ -30,7 +30,7 @@ export interface SpecialScenario {
   kind: 'special';
   large?: boolean;
   /** Key of the run function in ./special.ts. */
-  run: 'mrCreate' | 'mixed' | 'constantRate' | 'keysetDepth' | 'offsetDepth' | 'countCost' | 'oauthToken';
+  run: 'mrCreate' | 'mixed' | 'mixedArrival' | 'constantRate' | 'keysetDepth' | 'offsetDepth' | 'countCost' | 'oauthToken';
 }
 
 export type Scenario = RatioScenario | SpecialScenario;
@@ -51,6 +51,7 @@ export const scenarios: Scenario[] = [
   { name: 'mr-create', kind: 'special', run: 'mrCreate' },
   { name: 'oauth-token', kind: 'special', run: 'oauthToken' },
   { name: 'mixed', kind: 'special', run: 'mixed' },
+  { name: 'mixed-rate', kind: 'special', run: 'mixedArrival' },
   { name: 'rate-500', kind: 'special', run: 'constantRate' },
   { name: 'keyset-depth', kind: 'special', run: 'keysetDepth', large: true },
   { name: 'offset-depth', kind: 'special', run: 'offsetDepth', large: true },

@@ -1,0 +1,137 @@
+// Constant-arrival load in its own process: requests are sent on a fixed schedule (request k of a
+// stream is due at start + k / rate), whatever the server's answers, as GitLab's performance tool
+// (k6, constant arrival rate) does. Latency is counted from the moment a request was due, not
+// when it left, so a server that falls behind cannot hide it (no coordinated omission).
+// autocannon's overallRate is a per-connection quota per second, sent in bursts, which measures
+// the bursts' own queueing instead. Forked by special.ts; prints one JSON line.
+//   node --import tsx bench/arrival.ts <url> <headers JSON> <seconds> <streams JSON>
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { mrCreateBody } from './load.js';
+
+export interface Stream {
+  name: string;
+  rate: number;
+  /** GET these paths in turn; or, with `create`, POST merge requests from the seeded `post-N` branches. */
+  paths?: string[];
+  create?: { projectId: number; firstBranch: number };
+}
+
+export interface StreamResult {
+  name: string;
+  sent: number;
+  ok: number;
+  failed: number;
+  /** Requests answered per second. */
+  rate: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Time to first byte (the response's status line and headers) from the moment due. */
+  ttfb: { p50: number; p90: number; p99: number };
+  /** Branches used (creation streams). */
+  used: number;
+}
+
+const [url, headersJson, secondsArg, streamsJson] = process.argv.slice(2);
+const base = new URL(url);
+const headers = JSON.parse(headersJson) as Record<string, string>;
+const seconds = Number(secondsArg);
+const streams = JSON.parse(streamsJson) as Stream[];
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+interface State {
+  s: Stream;
+  next: number;
+  latencies: number[];
+  ttfb: number[];
+  ok: number;
+  failed: number;
+  branch: number;
+}
+
+function send(st: State, due: number): void {
+  const k = st.next++;
+  let method = 'GET';
+  let path: string;
+  let body: string | undefined;
+  const h: Record<string, string> = { ...headers };
+  if (st.s.create) {
+    method = 'POST';
+    path = `/api/v4/projects/${st.s.create.projectId}/merge_requests`;
+    body = mrCreateBody(st.branch++);
+    h['content-type'] = 'application/json';
+    h['content-length'] = String(Buffer.byteLength(body));
+  } else {
+    const paths = st.s.paths!;
+    path = paths[k % paths.length];
+  }
+  const req = http.request({ host: base.hostname, port: base.port, path, method, headers: h, agent }, (res) => {
+    st.ttfb.push(performance.now() - due);
+    res.resume();
+    res.on('end', () => {
+      st.latencies.push(performance.now() - due);
+      if (res.statusCode! >= 200 && res.statusCode! < 300) st.ok++;
+      else st.failed++;
+    });
+  });
+  req.on('error', () => {
+    st.latencies.push(performance.now() - due);
+    st.failed++;
+  });
+  req.end(body);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const states: State[] = streams.map((s) => ({ s, next: 0, latencies: [], ttfb: [], ok: 0, failed: 0, branch: s.create?.firstBranch ?? 0 }));
+const start = performance.now();
+const end = start + seconds * 1000;
+
+await new Promise<void>((resolve) => {
+  // A tight timer loop: setTimeout(0) wakes about every millisecond; every request whose time
+  // has come is sent, each timed from its own due moment.
+  const tick = () => {
+    const now = performance.now();
+    for (const st of states) {
+      for (;;) {
+        const due = start + (st.next * 1000) / st.s.rate;
+        if (due > now || due >= end) break;
+        send(st, due);
+      }
+    }
+    if (now >= end) resolve();
+    else setTimeout(tick, 0);
+  };
+  tick();
+});
+// Let answers to the last requests come (a few seconds at most).
+const sentAll = () => states.every((st) => st.latencies.length >= st.next);
+const deadline = performance.now() + 5000;
+while (!sentAll() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+agent.destroy();
+
+const results: StreamResult[] = states.map((st) => {
+  const sorted = [...st.latencies].sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    name: st.s.name,
+    sent: st.next,
+    ok: st.ok,
+    failed: st.failed + (st.next - st.latencies.length),
+    rate: st.latencies.length / seconds,
+    mean: round(sorted.reduce((a, x) => a + x, 0) / (sorted.length || 1)),
+    p50: round(percentile(sorted, 50)),
+    p90: round(percentile(sorted, 90)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+    ttfb: ((t) => ({ p50: round(percentile(t, 50)), p90: round(percentile(t, 90)), p99: round(percentile(t, 99)) }))([...st.ttfb].sort((a, b) => a - b)),
+    used: st.branch - (st.s.create?.firstBranch ?? 0),
+  };
+});
+process.stdout.write(`${JSON.stringify(results)}\n`);
