@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       const headers = { 'PRIVATE-TOKEN': server.token };
       if (name === 'mixed-rate') {
         // The constant-arrival mixed load: MR reads at BENCH_MIXED_RATE/s, creations at a ninth of that.
-        const rate = Number(process.env.BENCH_MIXED_RATE ?? 900);
+        const rate = Number(process.env.BENCH_MIXED_RATE ?? 450);
         const paths = readPaths(env).filter((p) => /merge_requests/.test(p));
         const reads = { name: 'reads', rate, paths };
         await runArrival(server.url, headers, 2, [reads]);
