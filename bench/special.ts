@@ -92,8 +92,9 @@ const asMeasure = (r: StreamResult, seconds: number): Measure => ({ rps: r.rate,
 
 /**
  * Mixed load at a constant arrival rate (GitLab's performance tool's way): reads arrive at
- * BENCH_MIXED_RATE per second (450 by default: 500 req/s with the writes, the GitLab tool rate for 25k users) alone, then with creations at a ninth of that
- * added, so that writes are 10 % of the requests; read p90 is compared at the same read rate.
+ * BENCH_MIXED_RATE per second (450 by default: with the writes, 500 req/s, the GitLab tool's rate
+ * for 25k users) alone, then with creations at a ninth of that added, so that writes are 10 % of
+ * the requests; read p90 is compared at the same read rate.
  */
 async function mixedArrival(c: SpecialCtx): Promise<void> {
   const readRate = Number(process.env.BENCH_MIXED_RATE ?? 450);
