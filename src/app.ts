@@ -126,9 +126,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 20 * 1024 * 1024 } });
   // One preValidation hook for every request (callback-style: an async hook costs a promise per
   // request). Multipart fields get the same Rack nesting as query strings and form bodies
-  // (`scopes[]`). GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any parameter
-  // with a plain-text 400 on every route; we answer it in JSON. NUL cannot be stored in PostgreSQL
-  // text, so it stops here for the API, OAuth, the pages and git alike.
+  // (`scopes[]`). GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any query, form
+  // or multipart parameter with a plain-text 400 on every route; we answer it in JSON, and refuse
+  // it in JSON bodies too (GitLab lets those through; binary file content goes as base64 in both).
+  // NUL cannot be stored in PostgreSQL text, so it stops here for the API, OAuth, the pages and git
+  // alike.
   app.addHook('preValidation', function prepareParams(req, _reply, done) {
     if (req.body && typeof req.body === 'object' && req.isMultipart()) req.body = nestFields(req.body as Record<string, unknown>);
     const q = req.url.indexOf('?');

@@ -310,7 +310,8 @@ function stringify(v: unknown): string {
  * convert a string compared with an integer column.
  */
 function coerce(key: string, v: unknown): string | number {
-  if (typeof v !== 'string') throw paramError('cursor is invalid');
+  // A NUL cannot be compared with a PostgreSQL text column (a 500); no stored value holds one.
+  if (typeof v !== 'string' || v.includes('\u0000')) throw paramError('cursor is invalid');
   const idKey = key === 'id' || key === 'iid' || key.endsWith('_id');
   if (!idKey) return v;
   // PostgreSQL fails (a 500) comparing an integer column with text or with a number past its range.

@@ -38,7 +38,8 @@ function basicCredentials(req: FastifyRequest): BasicCredentials | null {
   // RFC 6749 §2.3.1: both parts are form-encoded before base64.
   const id = formDecode(decoded.slice(0, colon));
   const secret = formDecode(decoded.slice(colon + 1));
-  if (id === null || secret === null || id === '') throw invalidClient(true);
+  // No client id or secret holds a NUL (and PostgreSQL text cannot): refused as unknown.
+  if (id === null || secret === null || id === '' || id.includes('\u0000') || secret.includes('\u0000')) throw invalidClient(true);
   return { id, secret };
 }
 

@@ -213,7 +213,7 @@ describe('keyset pagination on /users', () => {
   });
 
   it('refuses a malformed cursor with 400, not 500', async () => {
-    for (const cursor of ['not-base64!', Buffer.from('[1,2]').toString('base64url'), Buffer.from('{"id":"1"}').toString('base64url'), Buffer.from('{"name":{"a":1},"id":"1"}').toString('base64url')]) {
+    for (const cursor of ['not-base64!', Buffer.from('[1,2]').toString('base64url'), Buffer.from('{"id":"1"}').toString('base64url'), Buffer.from('{"name":{"a":1},"id":"1"}').toString('base64url'), Buffer.from('{"name":"a\\u0000","id":"1"}').toString('base64url')]) {
       const r = await s.request('GET', `/users?pagination=keyset&order_by=name&sort=asc&cursor=${encodeURIComponent(cursor)}`);
       expect(r.status, cursor).toBe(400);
       expect(r.body).toEqual({ error: 'cursor is invalid' });

@@ -48,6 +48,14 @@ describe('no input produces a 5xx', () => {
       const r = await alice.request('POST', path, { body: 'client_id=%00&client_id%5B%5D=' });
       expect({ path, status: r.status }).toEqual({ path, status: 400 });
     }
+    // Found by review: HTTP Basic client credentials are decoded from the header, past the parameter check.
+    for (const creds of ['%00:x', '\u0000:x', 'abc:%00']) {
+      for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/authorize_device']) {
+        const authorization = `Basic ${Buffer.from(creds).toString('base64')}`;
+        const r = await new Agent(s.url).request('POST', path, { body: 'grant_type=client_credentials&token=x', headers: { authorization } });
+        expect({ path, creds, status: r.status }).toEqual({ path, creds, status: 401 });
+      }
+    }
   });
 
   it('random forms and queries', async () => {
