@@ -80,13 +80,15 @@ async function main(): Promise<void> {
         const paths = readPaths(env).filter((p) => /merge_requests/.test(p));
         const reads = { name: 'reads', rate, paths };
         await runArrival(server.url, headers, 2, [reads]);
-        const from = performance.now();
+        // The window: the arrival process takes about a second to start, and waits for the last answers after.
+        const from = performance.now() + 1000;
         const [r, w] = await runArrival(server.url, headers, seconds, [reads, { name: 'writes', rate: rate / 9, create: { projectId: seeded.mrProjectId, firstBranch: seeded.nextPostBranch } }]);
-        const to = performance.now();
+        const to = Math.min(performance.now(), from + seconds * 1000);
         seeded.nextPostBranch += w.used;
         console.log(`\nmixed-rate on ${db}: reads p50 ${r.p50} p90 ${r.p90} p99 ${r.p99} ms; writes ${w.ok} created, p90 ${w.p90} ms`);
         await stop(server.child);
-        const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
+        const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+        if (!file) throw new Error('no profile written');
         summarise(join(dir, file), (performance.timeOrigin + from) * 1000 - hrOffsetUs(), (performance.timeOrigin + to) * 1000 - hrOffsetUs());
         continue;
       }

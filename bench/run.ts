@@ -252,13 +252,14 @@ async function main(): Promise<void> {
   const out = table(rows);
   console.log('\n' + out);
   const stamp = new Date().toISOString();
-  // Switches the server inherits from the bench's environment (the caches), named in the command.
+  // Switches the server inherits from the bench's environment (the caches) and the bench's own
+  // settings, named in the command.
   const switches = Object.keys(process.env)
-    .filter((k) => /^LABWRIGHT_.*_CACHE$/.test(k))
+    .filter((k) => /^(LABWRIGHT_.*_CACHE|BENCH_[A-Z_]+)$/.test(k))
     .sort()
     .map((k) => `${k}=${process.env[k]} `)
     .join('');
-  const header = `\n### Run of ${stamp}${smoke ? ' (smoke: 0.5 s per measurement, not a result)' : ''}\n\nMachine: ${machine()}. Command: \`${switches}npm run bench${args.length ? ' -- ' + args.join(' ') : ''}\`. Load: autocannon, 50 connections, no pipelining, ${timing.warmup} s warm-up, ${timing.duration} s measured per side in ${ROUNDS} interleaved rounds; server ${compiled ? 'compiled (node_modules/.cache/labwright-bench-dist)' : 'sources through tsx'}.\n\n`;
+  const header = `\n### Run of ${stamp}${smoke ? ' (smoke: 0.5 s per measurement, not a result)' : ''}\n\nMachine: ${machine()}. Command: \`${switches}npm run bench${args.length ? ' -- ' + args.join(' ') : ''}\`. Load: autocannon, 50 connections, no pipelining, ${timing.warmup} s warm-up, ${timing.duration} s measured per side in ${ROUNDS} interleaved rounds; rate-500 and mixed-rate: constant arrival (bench/arrival.ts); server ${compiled ? 'compiled (node_modules/.cache/labwright-bench-dist)' : 'sources through tsx'}.\n\n`;
   if (!smoke) appendFileSync(join(import.meta.dirname, '..', 'docs', 'benchmarks.md'), header + out + '\n');
 }
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createDatabase } from '../src/db/database.js';
 import { oauthToken } from './oauth.js';
-import { load, measure, mrCreateRequest, runArrival, toMeasure, type Measure, type Timing } from './load.js';
+import { load, measure, mrCreateRequest, runArrival, type Measure, type Timing } from './load.js';
 import type { Stream, StreamResult } from './arrival.js';
 import { readPaths, scenarios, type RatioScenario, type ScenarioEnv } from './scenarios.js';
 
@@ -116,7 +116,7 @@ async function mixedArrival(c: SpecialCtx): Promise<void> {
     result: `read p90 ${fmt(ratio, 2)} × reads alone`,
     ratio,
     goal: '≤ 1.2 × read-only p90',
-    met: alone.sent > 0 && w.ok > 0 && r.failed + alone.failed === 0 && ratio <= 1.2,
+    met: alone.sent > 0 && w.ok > 0 && r.failed + alone.failed + w.failed === 0 && ratio <= 1.2,
   });
 }
 
