@@ -123,6 +123,33 @@ describe('response cache', () => {
     expect(byCaller.get('root')).not.toBe(byCaller.get('cache-dev'));
   });
 
+  it('a read begun after a write does not share a response begun before it', async () => {
+    const list = `/projects/${pid}/merge_requests?per_page=100`;
+    const rc = s.app.lw.responses!;
+    const takeOff = rc.takeOff.bind(rc);
+    // Flights stay in the air (their waiters are not answered) until the gate opens.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const spy = vi.spyOn(rc, 'takeOff').mockImplementation((key, era) => {
+      const land = takeOff(key, era);
+      return (made) => void gate.then(() => land(made));
+    });
+    try {
+      await commit(s, pid, 'overlap', { 'o.txt': 'o\n' }, { from: 'main' });
+      // Made before the creation: its flight is still registered when the creation is answered.
+      expect((await s.request('GET', list)).status).toBe(200);
+      const created = await s.request('POST', `/projects/${pid}/merge_requests`, { json: { source_branch: 'overlap', target_branch: 'main', title: 'overlap' } });
+      expect(created.status).toBe(201);
+      // Were it to join that flight, it would wait for the gate, then get the list without the new one.
+      setTimeout(open, 300);
+      const after = await s.request('GET', list);
+      expect(after.body.map((m: any) => m.id)).toContain(created.body.id);
+    } finally {
+      open();
+      spy.mockRestore();
+    }
+  });
+
   it("another process's write is seen (SQLite: at once; PostgreSQL: once its notice comes)", async () => {
     await keptTwice(`/projects/${pid}`);
     await outside('update projects set description = ? where id = ?', ['from elsewhere', pid]);

@@ -303,14 +303,14 @@ describe('read cache', () => {
     expect(() => loadConfig({ ...sqlite, LABWRIGHT_RESPONSE_CACHE: '0' })).toThrow(/LABWRIGHT_RESPONSE_CACHE/);
   });
 
-  it('a response being made is shared only within its era, and only if it is kept', async () => {
+  it('a response being made is shared with those who joined in its era, kept or not', async () => {
     const { ResponseCache } = await import('../../src/http/response-cache.js');
     const responses = new ResponseCache(database);
     await titles();
     await nextTurn();
     const era = responses.begin()!;
     expect(era).not.toBeNull();
-    const response = { body: '{"a":1}', headers: [], check: null };
+    const response = { body: Buffer.from('{"a":1}'), headers: [], check: null };
     // Kept: whoever joined gets it; the flight is gone once it lands.
     let land = responses.takeOff('k', era);
     const joined = responses.flight('k', era)!;
@@ -319,15 +319,24 @@ describe('read cache', () => {
     land(response);
     expect(await joined).toBe(response);
     expect(responses.flight('k', era)).toBeUndefined();
-    // Not kept (a write came while it was made): those who joined make their own.
+    // Not kept (a write came while it was made): those who joined before the write still share
+    // it, as its maker sends it; a request after the write is of the new era and does not join.
     land = responses.takeOff('k2', era);
-    const late = responses.flight('k2', era)!;
+    const early = responses.flight('k2', era)!;
     await database.db.updateTable('labels').set({ color: '#0000ff' }).where('title', '=', 'feature').execute();
-    expect(responses.begin()).not.toBe(era);
+    const now = responses.begin()!;
+    expect(now).not.toBe(era);
+    expect(responses.flight('k2', now)).toBeUndefined();
     expect(responses.set('k2', era, response)).toBe(false);
+    land(response);
+    expect(await early).toBe(response);
+    expect(responses.get('k2')).toBeUndefined();
+    // A maker that keeps nothing out (noStore, an error) lands with nothing: they make their own.
+    land = responses.takeOff('k3', now);
+    const waiting = responses.flight('k3', now)!;
     land(null);
-    expect(await late).toBeNull();
-    expect(responses.flight('k2', responses.begin()!)).toBeUndefined();
+    expect(await waiting).toBeNull();
+    expect(responses.flight('k3', now)).toBeUndefined();
   });
 
   it('the read generation stays while nothing changes, and moves with a write of this process or another', async () => {
