@@ -144,14 +144,14 @@ export class ResponseCache {
    * response made (kept or not; null when there is none to share) at the latest when it is done,
    * or as soon as it is known that there will be none (later calls do nothing).
    */
-  takeOff(key: string, era: number): (kept: CachedResponse | null) => void {
+  takeOff(key: string, era: number): (made: CachedResponse | null) => void {
     if (key.length > MAX_KEY) return () => undefined;
-    let land!: (kept: CachedResponse | null) => void;
+    let land!: (made: CachedResponse | null) => void;
     const mine = { era, done: new Promise<CachedResponse | null>((resolve) => (land = resolve)) };
     this.flights.set(key, mine);
-    return (kept) => {
+    return (made) => {
       if (this.flights.get(key) === mine) this.flights.delete(key);
-      land(kept);
+      land(made);
     };
   }
 

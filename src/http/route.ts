@@ -65,8 +65,8 @@ interface CtxState {
   headers: Array<[string, string]> | null;
   keep: boolean;
   check: (() => boolean | Promise<boolean>) | null;
-  /** Tells requests waiting for this response that it will not be kept (ResponseCache.takeOff). */
-  land: ((kept: null) => void) | null;
+  /** Tells requests waiting for this response that there is none to share (ResponseCache.takeOff). */
+  land: ((made: null) => void) | null;
 }
 
 async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions, state: CtxState): Promise<Ctx> {
