@@ -74,30 +74,29 @@ async function main(): Promise<void> {
       const env: ScenarioEnv = { url: server.url, token: server.token, seeded, db };
       const url = `${server.url}${sc && sc.kind === 'ratio' ? sc.path(env) : name}`;
       const headers = { 'PRIVATE-TOKEN': server.token };
+      // The measured window [from, to] (this process's clock) and what the load gave.
+      let from: number;
+      let to: number;
       if (name === 'mixed-rate') {
         // The constant-arrival mixed load: MR reads at BENCH_MIXED_RATE/s, creations at a ninth of that.
         const rate = Number(process.env.BENCH_MIXED_RATE ?? 450);
         const paths = readPaths(env).filter((p) => /merge_requests/.test(p));
         const reads = { name: 'reads', rate, paths };
         await runArrival(server.url, headers, 2, [reads]);
-        // The window: the arrival process takes about a second to start, and waits for the last answers after.
-        const from = performance.now() + 1000;
+        // The arrival process takes about a second to start, and waits for the last answers after.
+        from = performance.now() + 1000;
         const [r, w] = await runArrival(server.url, headers, seconds, [reads, { name: 'writes', rate: rate / 9, create: { projectId: seeded.mrProjectId, firstBranch: seeded.nextPostBranch } }]);
-        const to = Math.min(performance.now(), from + seconds * 1000);
+        to = Math.min(performance.now(), from + seconds * 1000);
         seeded.nextPostBranch += w.used;
         console.log(`\nmixed-rate on ${db}: reads p50 ${r.p50} p90 ${r.p90} p99 ${r.p99} ms; writes ${w.ok} created, p90 ${w.p90} ms`);
-        await stop(server.child);
-        const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-        if (!file) throw new Error('no profile written');
-        summarise(join(dir, file), (performance.timeOrigin + from) * 1000 - hrOffsetUs(), (performance.timeOrigin + to) * 1000 - hrOffsetUs());
-        continue;
+      } else {
+        // Warm up before the profiled part matters: module loading would otherwise dominate.
+        await load(url, headers, 2);
+        from = performance.now();
+        const m = await load(url, headers, seconds);
+        to = performance.now();
+        console.log(`\n${name} on ${db}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p90 ${m.p90} ms`);
       }
-      // Warm up before the profiled part matters: module loading would otherwise dominate.
-      await load(url, { 'PRIVATE-TOKEN': server.token }, 2);
-      const from = performance.now();
-      const m = await load(url, { 'PRIVATE-TOKEN': server.token }, seconds);
-      const to = performance.now();
-      console.log(`\n${name} on ${db}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p90 ${m.p90} ms`);
       await stop(server.child);
       const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
       if (!file) throw new Error('no profile written');
