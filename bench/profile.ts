@@ -1,6 +1,6 @@
 // CPU profile of the real server under one scenario's load:
-//   node --import tsx bench/profile.ts <scenario> [--db sqlite|postgres] [--seconds 10] [--top 40]
-// Seeds the default data set, restarts the server with `node --cpu-prof`, loads the scenario's path
+//   node --import tsx bench/profile.ts <scenario> [--db sqlite|postgres] [--seconds 10] [--top 40] [--large]
+// Seeds the default data set (with `--large` also the large ones, as a full `npm run bench` does), restarts the server with `node --cpu-prof`, loads the scenario's path
 // with autocannon (50 connections), stops the server, and prints the functions with the most self
 // time (and the .cpuprofile path, for Chrome DevTools or speedscope).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ interface CpuProfile {
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const names = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
+const names = args.filter((a, i) => !a.startsWith('--') && !['--db', '--seconds', '--top'].includes(args[i - 1]));
 if (names.length === 0) names.push('user');
 const db = opt('--db', 'sqlite') as 'sqlite' | 'postgres';
 const seconds = Number(opt('--seconds', '10'));
@@ -64,7 +64,7 @@ function hrOffsetUs(): number {
 async function main(): Promise<void> {
   let server = await startLabwright(db);
   try {
-    const seeded = await seed(server, { large: false });
+    const seeded = await seed(server, { large: args.includes('--large') });
     for (const name of names) {
       const sc = scenarios.find((s) => s.name === name);
       if (!name.startsWith('/') && name !== 'mixed-rate' && (!sc || sc.kind !== 'ratio')) throw new Error(`no ratio scenario named ${name}`);

@@ -1,7 +1,10 @@
-// SQLite: the ids of a list page ordered newest first, found by walking the order's index instead of
-// sorting every match. PostgreSQL chooses between the two itself, from its statistics.
+// The ids of a list page ordered newest first, found by walking the order's index over the newest
+// rows instead of sorting every match. Used where the database's own plan would sort: SQLite
+// without statistics, and PostgreSQL when its estimate of a filter's matches is far off (the
+// projects of a group's subtree, estimated from a `traversal like` prefix: one row for 2,503).
 import { CompiledQuery, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
+import { declareRead } from '../db/postgres-driver.js';
 
 /** Indexes on (column, id), by table and column: a list ordered by `column desc, id desc` can walk them. */
 const ORDER_INDEXES: Record<string, Record<string, string>> = {
@@ -9,19 +12,32 @@ const ORDER_INDEXES: Record<string, Record<string, string>> = {
   merge_requests: { created_at: 'merge_requests_created' },
 };
 
-/** Whether SQLite's own plan for a statement sorts its rows, by statement text. */
+/** Whether the database's own plan for a statement sorts every match, by statement text. */
 const sorting = new Map<string, boolean>();
 
+interface PgPlanNode {
+  'Node Type': string;
+  Plans?: PgPlanNode[];
+}
+
 /**
- * Whether SQLite's plan sorts every match (`USE TEMP B-TREE FOR ORDER BY`), asked once per statement
- * text. A list whose filter has an index that also gives the order (a project's MRs: project_id,
- * created_at, id) already reads only its page, and keeps its plan.
+ * Whether the database's plan sorts every match, asked once per statement text: on SQLite `USE
+ * TEMP B-TREE FOR ORDER BY`; on PostgreSQL a Sort (top-N or whole) under the statement's Limit,
+ * for the parameters of its first execution. A list whose filter has an index that also gives the
+ * order (a project's MRs: project_id, created_at, id) already reads only its page, and keeps its
+ * plan.
  */
 async function planSorts(database: Database, compiled: CompiledQuery): Promise<boolean> {
   let sorts = sorting.get(compiled.sql);
   if (sorts === undefined) {
-    const plan = await database.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
-    sorts = plan.rows.some((r) => r.detail === 'USE TEMP B-TREE FOR ORDER BY');
+    if (database.dialect === 'sqlite') {
+      const plan = await database.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
+      sorts = plan.rows.some((r) => r.detail === 'USE TEMP B-TREE FOR ORDER BY');
+    } else {
+      const plan = await database.db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PgPlanNode }> }>(declareRead(CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters])));
+      const top = plan.rows[0]?.['QUERY PLAN']?.[0]?.Plan;
+      sorts = top?.['Node Type'] === 'Limit' && /Sort$/.test(top.Plans?.[0]?.['Node Type'] ?? '');
+    }
     if (sorting.size >= 1000) sorting.clear();
     sorting.set(compiled.sql, sorts);
   }
@@ -41,9 +57,16 @@ const MAX_WALKED_PAGE_END = 2000;
  * are a large part of the table, but walks the whole table for a small group. So the walk is
  * chosen by its expected length, `rows wanted × table size ÷ matches` (the matches are the list's
  * total, counted for X-Total anyway and reused for a second), and bounded: it only looks at the
- * newest `4 ×` that many rows (at least 200, rounded up to a power of two), through a lower bound on the order column. A walk
- * that finds a full page there has the right page (every row it skipped is older than every row it
- * read); otherwise the caller sorts as before. Only statements that SQLite would sort are walked.
+ * newest `4 ×` that many rows (at least 200, rounded up to a power of two; when the count stopped at
+ * its bound, first four times the page's own rows, then eight times more at each try): on SQLite through a
+ * lower bound on the order column, on PostgreSQL as a derived table of those rows under the
+ * table's own name (a LIMIT keeps the filter out of it, so the planner cannot turn it back into a
+ * loop over the filter's matches). A walk that finds a full page there has the right page (every
+ * row it skipped is older than every row it read); otherwise the caller sorts as before. Only
+ * statements whose plan sorts are walked.
+ *
+ * On PostgreSQL, a 20-item page of the merge requests of a group of 2,503 projects holding 505,000
+ * of them took 635 ms (every match read, then sorted), and 3.4 ms walked.
  */
 export async function walkPageIds(
   database: Database,
@@ -51,28 +74,42 @@ export async function walkPageIds(
   page: { perPage: number; offset: number },
   countMatches: () => Promise<number | null>,
 ): Promise<unknown[] | null> {
-  if (database.dialect !== 'sqlite' || page.offset + page.perPage >= MAX_WALKED_PAGE_END) return null;
+  if (page.offset + page.perPage >= MAX_WALKED_PAGE_END) return null;
   const compiled = pageIds.compile();
-  const shape = /^select "(\w+)"\."id" from "(\w+)" where (.*) order by "(\w+)"\."(\w+)" desc, "(\w+)"\."id" desc limit \?( offset \?)?$/s.exec(compiled.sql);
+  // The tail: SQLite `limit ? [offset ?]`; PostgreSQL `limit 21 [offset $n]` (LiteralLimitCompiler).
+  const shape = /^select "(\w+)"\."id" from "(\w+)" where (.*) order by "(\w+)"\."(\w+)" desc, "(\w+)"\."id" desc (limit (?:\?|\d+)(?: offset (?:\?|\$\d+))?)$/s.exec(compiled.sql);
   if (!shape) return null;
-  const [, selected, table, where, orderTable, column, tieTable] = shape;
+  const [, selected, table, where, orderTable, column, tieTable, tail] = shape;
   if (selected !== table || orderTable !== table || tieTable !== table) return null;
   const index = ORDER_INDEXES[table]?.[column];
   if (!index || !(await planSorts(database, compiled))) return null;
 
-  const matches = (await countMatches()) ?? 10_001;
+  const counted = await countMatches();
+  const matches = counted ?? 10_001;
   if (matches === 0) return null;
-  const [{ n: maxId }] = (await database.db.executeQuery<{ n: number | null }>(CompiledQuery.raw(`select max(id) as n from "${table}"`))).rows;
+  const [{ n: maxId }] = (await database.db.executeQuery<{ n: number | null }>(declareRead(CompiledQuery.raw(`select max(id) as n from "${table}"`)))).rows;
   const wanted = page.offset + page.perPage + 1;
   // max(id) is at least the table's size: an overestimate only makes the walk look longer.
   const expected = (wanted * (maxId ?? 0)) / matches;
   if (expected >= matches) return null;
-  // A power of two: few distinct statement texts to prepare.
-  const bound = 2 ** Math.ceil(Math.log2(Math.max(4 * expected, 200)));
-  const text =
-    `select "${table}"."id" from "${table}" indexed by "${index}" where "${table}"."${column}" >= ` +
-    `coalesce((select "${column}" from "${table}" indexed by "${index}" order by "${column}" desc, "id" desc limit 1 offset ${bound}), '') ` +
-    `and (${where}) order by "${table}"."${column}" desc, "${table}"."id" desc limit ?${shape[7] ?? ''}`;
-  const rows = (await database.db.executeQuery<{ id: unknown }>(CompiledQuery.raw(text, [...compiled.parameters]))).rows;
-  return rows.length === page.perPage + 1 ? rows.map((r) => r.id) : null;
+  // Powers of two: few distinct statement texts to prepare.
+  const pow2 = (n: number) => 2 ** Math.ceil(Math.log2(n));
+  const last = pow2(Math.max(4 * expected, 200));
+  // Past 10,000 matches the count says only that there are more (a group holding nearly all of
+  // 505,000 merge requests looks like 2 % of them): start from the page's own size and widen.
+  let bound = counted === null ? Math.min(last, pow2(Math.max(4 * wanted, 200))) : last;
+  const order = `order by "${table}"."${column}" desc, "${table}"."id" desc`;
+  for (;;) {
+    const text =
+      database.dialect === 'sqlite'
+        ? `select "${table}"."id" from "${table}" indexed by "${index}" where "${table}"."${column}" >= ` +
+          `coalesce((select "${column}" from "${table}" indexed by "${index}" order by "${column}" desc, "id" desc limit 1 offset ${bound}), '') ` +
+          `and (${where}) ${order} ${tail}`
+        : `select "${table}"."id" from (select * from "${table}" order by "${column}" desc, "id" desc limit ${bound}) as "${table}" ` +
+          `where ${where} ${order} ${tail}`;
+    const rows = (await database.db.executeQuery<{ id: unknown }>(declareRead(CompiledQuery.raw(text, [...compiled.parameters])))).rows;
+    if (rows.length === page.perPage + 1) return rows.map((r) => r.id);
+    if (bound >= last) return null;
+    bound = Math.min(last, bound * 8);
+  }
 }

@@ -76,6 +76,14 @@ describe('group project pages, newest first', () => {
     expect(expected.get(other.id)!.length).toBe(80);
   });
 
+  it('are kept like any other response: the walk reads, it does not count as a write', async () => {
+    const hits = () => s.app.lw.responses!.stats().hits;
+    const first = await page(big.id, 20, 3);
+    const before = hits();
+    expect(await page(big.id, 20, 3)).toEqual(first);
+    expect(hits()).toBe(before + 1);
+  });
+
   it('show a project created since the last page first', async () => {
     const created = (await s.request('POST', '/projects', { json: { name: 'newest', path: 'newest', namespace_id: sub.id } })).body;
     const first = await page(big.id, 20, 1);
