@@ -1,11 +1,12 @@
 // Load generation (autocannon from the bench process, 50 connections, no pipelining, warm-up
 // first) and the child processes: the real server and the baseline servers.
 import autocannon from 'autocannon';
-import { execFile, execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Stream, StreamResult } from './arrival.js';
@@ -149,25 +150,26 @@ async function dropPgDatabase(url: string): Promise<void> {
   await client.end();
 }
 
-/** Pass in execArgv to run the compiled JavaScript (what `npm start` runs) instead of the sources through tsx. */
+/** Pass in execArgv to run the built server (what `npm start` runs) instead of the sources through tsx. */
 export const COMPILED = '--labwright-compiled';
-const DIST = join(import.meta.dirname, '..', 'node_modules', '.cache', 'labwright-bench-dist');
+const BUILT = join('node_modules', '.cache', 'labwright-bench-dist', 'main.js');
 
 function compiledMain(): string | null {
-  const main = join(DIST, 'src', 'main.js');
+  const main = join(import.meta.dirname, '..', BUILT);
   return existsSync(main) ? main : null;
 }
 
 /**
- * Compiles src/ as `npm run build` does, into node_modules/.cache (so packages resolve and the
- * working tree stays clean). Returns false when the compiler produced no main.js.
+ * Builds the server as `npm run build` does (scripts/build.mjs: one bundled module), into
+ * node_modules/.cache, so that the working tree stays clean. Returns false when nothing was built.
  */
-export function buildCompiled(): boolean {
-  rmSync(DIST, { recursive: true, force: true });
+export async function buildCompiled(): Promise<boolean> {
+  rmSync(dirname(join(import.meta.dirname, '..', BUILT)), { recursive: true, force: true });
   try {
-    execFileSync(join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json', '--outDir', DIST], { cwd: join(import.meta.dirname, '..'), stdio: 'ignore' });
-  } catch {
-    /* type errors still emit; only a missing main.js counts */
+    const { bundle } = (await import(pathToFileURL(join(import.meta.dirname, '..', 'scripts', 'build.mjs')).href)) as { bundle: (outfile: string) => Promise<void> };
+    await bundle(BUILT);
+  } catch (err) {
+    console.error(`build failed: ${(err as Error).message}`);
   }
   return compiledMain() !== null;
 }

@@ -25,7 +25,7 @@ const timing: Timing = {
   warmup: smoke ? 0 : Number(process.env.BENCH_WARMUP ?? 3),
 };
 const fmt = (n: number, d = 1) => n.toFixed(d);
-/** Whether the compiled server (node_modules/.cache/labwright-bench-dist) is used; smoke runs skip the build. */
+/** Whether the built server (node_modules/.cache/labwright-bench-dist/main.js, as npm run build makes it) is used; smoke runs skip the build. */
 let compiled = false;
 
 const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
   }
   const dbs: DbName[] = dbArg === 'sqlite' ? ['sqlite'] : dbArg === 'postgres' ? ['postgres'] : ['sqlite', 'postgres'];
   const rows: Row[] = [];
-  compiled = !smoke && buildCompiled();
+  compiled = !smoke && (await buildCompiled());
   try {
     for (const db of dbs) {
       if (db === 'postgres' && !(await postgresReachable())) {
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
     .sort()
     .map((k) => `${k}=${process.env[k]} `)
     .join('');
-  const header = `\n### Run of ${stamp}${smoke ? ' (smoke: 0.5 s per measurement, not a result)' : ''}\n\nMachine: ${machine()}. Command: \`${switches}npm run bench${args.length ? ' -- ' + args.join(' ') : ''}\`. Load: autocannon, 50 connections, no pipelining, ${timing.warmup} s warm-up, ${timing.duration} s measured per side in ${ROUNDS} interleaved rounds; rate-500 and mixed-rate: constant arrival (bench/arrival.ts); server ${compiled ? 'compiled (node_modules/.cache/labwright-bench-dist)' : 'sources through tsx'}.\n\n`;
+  const header = `\n### Run of ${stamp}${smoke ? ' (smoke: 0.5 s per measurement, not a result)' : ''}\n\nMachine: ${machine()}. Command: \`${switches}npm run bench${args.length ? ' -- ' + args.join(' ') : ''}\`. Load: autocannon, 50 connections, no pipelining, ${timing.warmup} s warm-up, ${timing.duration} s measured per side in ${ROUNDS} interleaved rounds; rate-500 and mixed-rate: constant arrival (bench/arrival.ts); server ${compiled ? 'built as by npm run build (one bundled module, node_modules/.cache/labwright-bench-dist)' : 'sources through tsx'}.\n\n`;
   if (!smoke) appendFileSync(join(import.meta.dirname, '..', 'docs', 'benchmarks.md'), header + out + '\n');
 }
 

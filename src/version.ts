@@ -9,7 +9,7 @@ function readOwnVersion(): string {
     try {
       return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version: string }).version;
     } catch {
-      /* try the next location (src/ under tsx, dist/src/ when built) */
+      /* try the next location (src/ under tsx; dist/main.js, the build, is one level down too) */
     }
   }
   return '0.0.0';
