@@ -1,8 +1,8 @@
 // Builds the server that `npm start` runs: src/ bundled into one ES module (dist/main.js), the
 // packages left in node_modules. Node then loads one file instead of resolving, reading and
-// compiling 210 modules one by one: on a 2-core AMD EPYC, start-up to ready went from 0.97-1.17 s
-// to 0.76-0.86 s (docs/benchmarks.md, finding 61). Types are checked before, by
-// `tsc -p tsconfig.build.json --noEmit` (npm run build).
+// compiling 210 modules one by one: on a 2-core AMD EPYC, start-up to ready on an empty SQLite
+// database went from 0.89-1.20 s to 0.71-0.82 s (docs/benchmarks.md, finding 61). Types are
+// checked before, by `tsc -p tsconfig.build.json --noEmit` (npm run build).
 //   node scripts/build.mjs [outfile]
 import { build } from 'esbuild';
 import { join } from 'node:path';
