@@ -12,35 +12,50 @@ const ORDER_INDEXES: Record<string, Record<string, string>> = {
   merge_requests: { created_at: 'merge_requests_created' },
 };
 
-/** Whether the database's own plan for a statement sorts every match, by statement text. */
-const sorting = new Map<string, boolean>();
+/** Whether the database's own plan for a statement sorts every match, by statement text, and since when. */
+const sorting = new Map<string, { sorts: boolean; at: number }>();
 
-interface PgPlanNode {
+/** PostgreSQL's answer is asked again after this long (its statistics move; SQLite has none). */
+const PLAN_RECHECK_MS = 10 * 60_000;
+
+export interface PgPlanNode {
   'Node Type': string;
   Plans?: PgPlanNode[];
 }
 
+/** Whether a PostgreSQL plan sorts every match below its Limit (through a Gather Merge or Result). */
+export function pgPlanSorts(top: PgPlanNode | undefined): boolean {
+  if (top?.['Node Type'] !== 'Limit') return false;
+  let node = top.Plans?.[0];
+  while (node && (node['Node Type'] === 'Gather Merge' || node['Node Type'] === 'Result')) node = node.Plans?.[0];
+  return node?.['Node Type'] === 'Sort';
+}
+
 /**
- * Whether the database's plan sorts every match, asked once per statement text: on SQLite `USE
- * TEMP B-TREE FOR ORDER BY`; on PostgreSQL a Sort (top-N or whole) under the statement's Limit,
- * for the parameters of its first execution. A list whose filter has an index that also gives the
- * order (a project's MRs: project_id, created_at, id) already reads only its page, and keeps its
- * plan.
+ * Whether the database's plan sorts every match, asked once per statement text (on PostgreSQL
+ * again after PLAN_RECHECK_MS): on SQLite `USE TEMP B-TREE FOR ORDER BY`; on PostgreSQL a Sort
+ * (top-N or whole) under the statement's Limit, for the parameters of the execution that asked. A
+ * list whose filter has an index that also gives the order (a project's MRs: project_id,
+ * created_at, id) already reads only its page, and keeps its plan. A plan that cannot be had
+ * counts as not sorting (the list then runs as it is).
  */
 async function planSorts(database: Database, compiled: CompiledQuery): Promise<boolean> {
-  let sorts = sorting.get(compiled.sql);
-  if (sorts === undefined) {
+  const known = sorting.get(compiled.sql);
+  if (known && (database.dialect === 'sqlite' || performance.now() - known.at < PLAN_RECHECK_MS)) return known.sorts;
+  let sorts = false;
+  try {
     if (database.dialect === 'sqlite') {
       const plan = await database.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
       sorts = plan.rows.some((r) => r.detail === 'USE TEMP B-TREE FOR ORDER BY');
     } else {
       const plan = await database.db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PgPlanNode }> }>(declareRead(CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters])));
-      const top = plan.rows[0]?.['QUERY PLAN']?.[0]?.Plan;
-      sorts = top?.['Node Type'] === 'Limit' && /Sort$/.test(top.Plans?.[0]?.['Node Type'] ?? '');
+      sorts = pgPlanSorts(plan.rows[0]?.['QUERY PLAN']?.[0]?.Plan);
     }
-    if (sorting.size >= 1000) sorting.clear();
-    sorting.set(compiled.sql, sorts);
+  } catch {
+    /* not sorting: the list runs its own statement, whose error (if any) the caller then sees */
   }
+  if (sorting.size >= 1000) sorting.clear();
+  sorting.set(compiled.sql, { sorts, at: performance.now() });
   return sorts;
 }
 
@@ -84,7 +99,21 @@ export async function walkPageIds(
   const index = ORDER_INDEXES[table]?.[column];
   if (!index || !(await planSorts(database, compiled))) return null;
 
-  const counted = await countMatches();
+  try {
+    return await walk(database, compiled, { table, where, column, index, tail }, page, await countMatches());
+  } catch {
+    // The walk is only a faster way to the same ids: if it fails, the list runs its own statement.
+    return null;
+  }
+}
+
+async function walk(
+  database: Database,
+  compiled: CompiledQuery,
+  { table, where, column, index, tail }: { table: string; where: string; column: string; index: string; tail: string },
+  page: { perPage: number; offset: number },
+  counted: number | null,
+): Promise<unknown[] | null> {
   const matches = counted ?? 10_001;
   if (matches === 0) return null;
   const [{ n: maxId }] = (await database.db.executeQuery<{ n: number | null }>(declareRead(CompiledQuery.raw(`select max(id) as n from "${table}"`)))).rows;
