@@ -5,13 +5,15 @@
 // checked before, by `tsc -p tsconfig.build.json --noEmit` (npm run build).
 //   node scripts/build.mjs [outfile]
 import { build } from 'esbuild';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
-const root = join(import.meta.dirname, '..');
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Bundles src/main.ts into `outfile` (relative to the repository); it must lie inside the repository, so that its imports find node_modules. */
 export async function bundle(outfile = 'dist/main.js') {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   await build({
     entryPoints: [join(root, 'src', 'main.ts')],
     outfile: join(root, outfile),
@@ -22,7 +24,9 @@ export async function bundle(outfile = 'dist/main.js') {
     packages: 'external',
     sourcemap: true,
     logLevel: 'warning',
+    // The version is written in, wherever the bundle lies (src/version.ts).
+    define: { LABWRIGHT_BUILT_VERSION: JSON.stringify(version) },
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await bundle(process.argv[2]);
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) await bundle(process.argv[2]);

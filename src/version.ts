@@ -9,10 +9,13 @@ function readOwnVersion(): string {
     try {
       return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version: string }).version;
     } catch {
-      /* try the next location (src/ under tsx; dist/main.js, the build, is one level down too) */
+      /* try the next location (src/ under tsx, dist/src/ from tsc) */
     }
   }
   return '0.0.0';
 }
 
-export const LABWRIGHT_VERSION = readOwnVersion();
+/** Set by the build (scripts/build.mjs), which knows the version wherever the bundle is written. */
+declare const LABWRIGHT_BUILT_VERSION: string | undefined;
+
+export const LABWRIGHT_VERSION = typeof LABWRIGHT_BUILT_VERSION === 'string' ? LABWRIGHT_BUILT_VERSION : readOwnVersion();
