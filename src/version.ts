@@ -4,15 +4,13 @@ import { readFileSync } from 'node:fs';
 export const GITLAB_VERSION = '18.6.0';
 export const GITLAB_REVISION = 'labwright';
 
+/** The sources' own version (src/ run through tsx: the tests, the bench's tools). */
 function readOwnVersion(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version: string }).version;
-    } catch {
-      /* try the next location (src/ under tsx, dist/src/ from tsc) */
-    }
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
   }
-  return '0.0.0';
 }
 
 /** Set by the build (scripts/build.mjs), which knows the version wherever the bundle is written. */
