@@ -72,8 +72,17 @@ function applyMemberFilters<Q extends { where: (...args: any[]) => Q }>(db: Kyse
 }
 
 /**
- * Direct and inherited members, one row per user with the highest access level (GitLab's
- * /members/all). Inherited rows keep their own source, so callers can tell them apart.
+ * Groups whose members reach a source through a share, each with the highest level the share
+ * grants (GitLab's `invited_groups` and `shared_into_ancestors` for a project, `shared_from_groups`
+ * for a group). The sharing modules register these beside their access rules, so `/members/all`
+ * lists exactly who has access through a share, at the level the access rules give them.
+ */
+export const sharedMemberGroups: Array<(db: Kysely<DB>, source: MemberSource) => Promise<Array<{ groupIds: number[]; cap: number }>>> = [];
+
+/**
+ * Direct, inherited and shared members, one row per user with the highest access level (GitLab's
+ * /members/all). Inherited and shared rows keep their own source; a shared row's access level is
+ * capped at what its share grants. On equal levels a direct row wins, then an inherited one.
  */
 export async function allMembers(db: Kysely<DB>, source: MemberSource, f: MemberFilters): Promise<MemberRow[]> {
   const groups = inheritedNamespaceIds(source);
@@ -85,13 +94,23 @@ export async function allMembers(db: Kysely<DB>, source: MemberSource, f: Member
   );
   q = applyMemberFilters(db, q, f);
   const rows = await q.orderBy('members.id', 'asc').execute();
-  const best = new Map<number, MemberRow>();
-  for (const r of rows) {
-    const prev = best.get(r.user_id);
-    const direct = r.source_type === source.type && r.source_id === source.id;
-    if (!prev || r.access_level > prev.access_level || (r.access_level === prev.access_level && direct)) best.set(r.user_id, r);
+  const best = new Map<number, { row: MemberRow; rank: number }>();
+  const consider = (row: MemberRow, rank: number) => {
+    const prev = best.get(row.user_id);
+    if (!prev || row.access_level > prev.row.access_level || (row.access_level === prev.row.access_level && rank < prev.rank)) best.set(row.user_id, { row, rank });
+  };
+  for (const r of rows) consider(r, r.source_type === source.type && r.source_id === source.id ? 0 : 1);
+  const shares = (await Promise.all(sharedMemberGroups.map((find) => find(db, source)))).flat();
+  if (shares.length) {
+    // The highest cap per group whose members a share reaches.
+    const caps = new Map<number, number>();
+    for (const s of shares) for (const id of s.groupIds) caps.set(id, Math.max(caps.get(id) ?? 0, s.cap));
+    const shared = await applyMemberFilters(db, activeOnly(db.selectFrom('members').selectAll('members').where('members.source_type', '=', 'Namespace').where('members.source_id', 'in', [...caps.keys()])), f)
+      .orderBy('members.id', 'asc')
+      .execute();
+    for (const r of shared) consider({ ...r, access_level: Math.min(r.access_level, caps.get(r.source_id) ?? 0) }, 2);
   }
-  return [...best.values()].sort((a, b) => a.id - b.id);
+  return [...best.values()].map((b) => b.row).sort((a, b) => a.id - b.id);
 }
 
 export async function findDirectMember(db: Kysely<DB>, source: MemberSource, userId: number): Promise<MemberRow | undefined> {

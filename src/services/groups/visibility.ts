@@ -5,6 +5,7 @@ import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { AccessLevel, ancestorIds, namespaceAccess, namespaceAccessExtensions, type NamespaceLike } from '../access.js';
 import { todayUtc } from '../personal-access-tokens.js';
+import { sharedMemberGroups } from '../members.js';
 
 export interface Grant {
   /** Traversal prefix ('/1/5/'): the group and everything below it. */
@@ -126,6 +127,17 @@ async function hasProjectBelow(db: Kysely<DB>, userId: number, traversal: string
   return row !== undefined;
 }
 
+/** The live shares of a group or of any of its ancestors: the group shared with, and the level granted. */
+function groupSharesInto(db: Kysely<DB>, ns: NamespaceLike) {
+  return db
+    .selectFrom('group_group_links')
+    .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
+    .select(['with.traversal', 'with.id', 'group_group_links.group_access'])
+    .where('group_group_links.shared_group_id', 'in', ancestorIds(ns))
+    .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', todayUtc())]))
+    .execute();
+}
+
 let registered = false;
 
 /** Registers group sharing with the access rules so shared access counts everywhere. */
@@ -134,13 +146,7 @@ export function registerGroupSharingAccess(): void {
   registered = true;
   namespaceAccessExtensions.push(async function sharedGroupAccess(db, userId, ns) {
     if (ns.kind !== 'group') return 0;
-    const links = await db
-      .selectFrom('group_group_links')
-      .innerJoin('namespaces as with', 'with.id', 'group_group_links.shared_with_group_id')
-      .select(['with.traversal', 'with.id', 'group_group_links.group_access'])
-      .where('group_group_links.shared_group_id', 'in', ancestorIds(ns))
-      .where((eb) => eb.or([eb('group_group_links.expires_at', 'is', null), eb('group_group_links.expires_at', '>', todayUtc())]))
-      .execute();
+    const links = await groupSharesInto(db, ns);
     let level = 0;
     for (const l of links) {
       const row = await db
@@ -155,5 +161,12 @@ export function registerGroupSharingAccess(): void {
       if (member > 0) level = Math.max(level, Math.min(member, l.group_access));
     }
     return level;
+  });
+  // /members/all of a group, or of a project in it, lists the members of the groups it (or an
+  // ancestor) is shared with, and of their ancestors, as sharedGroupAccess grants them access.
+  sharedMemberGroups.push(async function groupShareMembers(db, source) {
+    if (source.namespace.kind !== 'group') return [];
+    const links = await groupSharesInto(db, source.namespace);
+    return links.map((l) => ({ groupIds: ancestorIds({ id: l.id, traversal: l.traversal }), cap: l.group_access }));
   });
 }

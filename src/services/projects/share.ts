@@ -15,6 +15,7 @@ import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, type Grant
 import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
 import { todayUtc } from '../personal-access-tokens.js';
+import { sharedMemberGroups } from '../members.js';
 
 export interface ProjectGroupLink {
   id: number;
@@ -155,6 +156,19 @@ export function registerProjectShareAccess(): void {
   if (registered) return;
   registered = true;
   projectAccessExtensions.push(sharedProjectAccess);
+  // /members/all of a project lists the members of the groups it is shared with (and of their
+  // ancestors), as sharedProjectAccess grants them access.
+  sharedMemberGroups.push(async function projectShareMembers(db, source) {
+    if (source.type !== 'Project') return [];
+    const links = await db
+      .selectFrom('project_group_links')
+      .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
+      .select(['namespaces.id', 'namespaces.traversal', 'project_group_links.group_access'])
+      .where('project_group_links.project_id', '=', source.id)
+      .where((eb) => eb.or([eb('project_group_links.expires_at', 'is', null), eb('project_group_links.expires_at', '>', todayUtc())]))
+      .execute();
+    return links.map((l) => ({ groupIds: ancestorIds(l), cap: l.group_access }));
+  });
   projectDeletionHooks.push(async function deleteProjectGroupLinks(_app, trx, projectId) {
     await trx.deleteFrom('project_group_links').where('project_id', '=', projectId).execute();
   });
