@@ -75,16 +75,20 @@ function applyMemberFilters<Q extends { where: (...args: any[]) => Q }>(db: Kyse
  * Groups whose members reach a source through a share, each with the highest level the share
  * grants (GitLab's `invited_groups` and `shared_into_ancestors` for a project, `shared_from_groups`
  * for a group). The sharing modules register these beside their access rules, so `/members/all`
- * lists exactly who has access through a share, at the level the access rules give them.
+ * lists who has access through a share, at the level the access rules give them. As in GitLab, a
+ * group the viewer cannot see is left out (for a project's own shares, unless the viewer is a
+ * member of the project), so the list does not tell who belongs to a hidden group.
  */
-export const sharedMemberGroups: Array<(db: Kysely<DB>, source: MemberSource) => Promise<Array<{ groupIds: number[]; cap: number }>>> = [];
+export const sharedMemberGroups: Array<(db: Kysely<DB>, source: MemberSource, viewer: UserRow | null) => Promise<Array<{ groupIds: number[]; cap: number }>>> = [];
 
 /**
  * Direct, inherited and shared members, one row per user with the highest access level (GitLab's
  * /members/all). Inherited and shared rows keep their own source; a shared row's access level is
- * capped at what its share grants. On equal levels a direct row wins, then an inherited one.
+ * capped at what its share grants, and Minimal Access members of a shared group are left out (as
+ * GitLab does: that level reads nothing here). On equal levels a direct row wins, then an
+ * inherited one.
  */
-export async function allMembers(db: Kysely<DB>, source: MemberSource, f: MemberFilters): Promise<MemberRow[]> {
+export async function allMembers(db: Kysely<DB>, source: MemberSource, f: MemberFilters, viewer: UserRow | null): Promise<MemberRow[]> {
   const groups = inheritedNamespaceIds(source);
   let q = activeOnly(db.selectFrom('members').selectAll('members')).where((eb) =>
     eb.or([
@@ -100,12 +104,13 @@ export async function allMembers(db: Kysely<DB>, source: MemberSource, f: Member
     if (!prev || row.access_level > prev.row.access_level || (row.access_level === prev.row.access_level && rank < prev.rank)) best.set(row.user_id, { row, rank });
   };
   for (const r of rows) consider(r, r.source_type === source.type && r.source_id === source.id ? 0 : 1);
-  const shares = (await Promise.all(sharedMemberGroups.map((find) => find(db, source)))).flat();
-  if (shares.length) {
+  const shares = (await Promise.all(sharedMemberGroups.map((find) => find(db, source, viewer)))).flat();
+  if (shares.some((sh) => sh.groupIds.length > 0)) {
     // The highest cap per group whose members a share reaches.
     const caps = new Map<number, number>();
     for (const s of shares) for (const id of s.groupIds) caps.set(id, Math.max(caps.get(id) ?? 0, s.cap));
-    const shared = await applyMemberFilters(db, activeOnly(db.selectFrom('members').selectAll('members').where('members.source_type', '=', 'Namespace').where('members.source_id', 'in', [...caps.keys()])), f)
+    const sharedQuery = db.selectFrom('members').selectAll('members').where('members.source_type', '=', 'Namespace').where('members.source_id', 'in', [...caps.keys()]);
+    const shared = await applyMemberFilters(db, activeOnly(sharedQuery.where('members.access_level', '>=', AccessLevel.GUEST)), f)
       .orderBy('members.id', 'asc')
       .execute();
     for (const r of shared) consider({ ...r, access_level: Math.min(r.access_level, caps.get(r.source_id) ?? 0) }, 2);

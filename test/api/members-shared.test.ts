@@ -11,6 +11,8 @@ let bob: U; // owns team
 let carol: U; // Maintainer of team
 let dave: U; // Reporter of team/inner
 let erin: U; // outsider
+let spy: U; // Developer of alice's private group hush
+let mini: U; // Minimal Access member of team
 let ag: any; // alice's private group
 let sub: any; // ag/sub
 let p: any; // ag/p, shared with team/inner at Developer
@@ -34,7 +36,7 @@ async function levels(path: string, token: string, query?: Record<string, string
 
 beforeAll(async () => {
   s = await startServer();
-  [alice, bob, carol, dave, erin] = await Promise.all(['alice', 'bob', 'carol', 'dave', 'erin'].map((n) => s.createUser(n)));
+  [alice, bob, carol, dave, erin, spy, mini] = await Promise.all(['alice', 'bob', 'carol', 'dave', 'erin', 'spy', 'mini'].map((n) => s.createUser(n)));
   ag = await ok('POST', '/groups', alice.token, { name: 'AG', path: 'ag', visibility: 'private' });
   sub = await ok('POST', '/groups', alice.token, { name: 'Sub', path: 'sub', parent_id: ag.id, visibility: 'private' });
   p = await ok('POST', '/projects', alice.token, { name: 'P', path: 'p', namespace_id: ag.id, visibility: 'private' });
@@ -43,6 +45,7 @@ beforeAll(async () => {
   inner = await ok('POST', '/groups', bob.token, { name: 'Inner', path: 'inner', parent_id: team.id, visibility: 'public' });
   await ok('POST', `/groups/${team.id}/members`, bob.token, { user_id: carol.id, access_level: 40 });
   await ok('POST', `/groups/${inner.id}/members`, bob.token, { user_id: dave.id, access_level: 20 });
+  await ok('POST', `/groups/${team.id}/members`, bob.token, { user_id: mini.id, access_level: 5 });
 });
 afterAll(async () => {
   await s?.close();
@@ -110,5 +113,45 @@ describe('members reached through shares', () => {
     expect(await levels(`/projects/${p.id}/members/all`, alice.token)).toEqual({ alice: 50 });
     expect(await levels(`/groups/${sub.id}/members/all`, alice.token)).toEqual({ alice: 50 });
     expect((await s.request('GET', `/projects/${p.id}`, { token: carol.token })).status).toBe(404);
+  });
+});
+
+describe('shares the viewer cannot see', () => {
+  let hush: any; // alice's private group, spy Developer
+  let open: any; // alice's public personal project, shared with hush
+  let pubg: any; // alice's public group, shared with hush
+
+  beforeAll(async () => {
+    hush = await ok('POST', '/groups', alice.token, { name: 'Hush', path: 'hush', visibility: 'private' });
+    await ok('POST', `/groups/${hush.id}/members`, alice.token, { user_id: spy.id, access_level: 30 });
+    open = await ok('POST', '/projects', alice.token, { name: 'Open', path: 'open', visibility: 'public' });
+    await ok('POST', `/projects/${open.id}/share`, alice.token, { group_id: hush.id, group_access: 40 });
+    pubg = await ok('POST', '/groups', alice.token, { name: 'Pub G', path: 'pubg', visibility: 'public' });
+    await ok('POST', `/groups/${pubg.id}/share`, alice.token, { group_id: hush.id, group_access: 20 });
+  });
+
+  it('a project’s members/all shows a hidden group’s members only to members of the project', async () => {
+    expect(await levels(`/projects/${open.id}/members/all`, alice.token)).toEqual({ alice: 50, spy: 30 });
+    expect(await levels(`/projects/${open.id}/members/all`, spy.token)).toEqual({ alice: 50, spy: 30 });
+    expect(await levels(`/projects/${open.id}/members/all`, erin.token)).toEqual({ alice: 50 });
+    const anonymous = await s.request('GET', `/projects/${open.id}/members/all`, { token: null });
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.map((m: any) => m.username)).toEqual(['alice']);
+    expect((await s.request('GET', `/projects/${open.id}/members/all/${spy.id}`, { token: erin.token })).status).toBe(404);
+    expect((await s.request('GET', `/projects/${open.id}/members/all/${spy.id}`, { token: alice.token })).body.access_level).toBe(30);
+  });
+
+  it('a group’s members/all shows a hidden group’s members only to those who can see that group', async () => {
+    expect(await levels(`/groups/${pubg.id}/members/all`, alice.token)).toEqual({ alice: 50, spy: 20 });
+    expect(await levels(`/groups/${pubg.id}/members/all`, spy.token)).toEqual({ alice: 50, spy: 20 });
+    expect(await levels(`/groups/${pubg.id}/members/all`, erin.token)).toEqual({ alice: 50 });
+    expect((await s.request('GET', `/groups/${pubg.id}/members/all/${spy.id}`, { token: erin.token })).status).toBe(404);
+  });
+
+  it('Minimal Access members of a shared group are not listed', async () => {
+    await ok('POST', `/groups/${pubg.id}/share`, alice.token, { group_id: team.id, group_access: 30 });
+    const all = await levels(`/groups/${pubg.id}/members/all`, alice.token);
+    expect(all).toEqual({ alice: 50, spy: 20, bob: 30, carol: 30 });
+    expect(all.mini).toBeUndefined();
   });
 });

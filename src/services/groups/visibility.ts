@@ -89,6 +89,22 @@ export function visibleGroups(eb: NsEB, user: UserRow | null, grants: Grant[]): 
   return eb.or(ors);
 }
 
+/** Which of these groups the caller can see (visibleGroups, for a list of ids). */
+export async function visibleGroupIds(db: Kysely<DB>, user: UserRow | null, ids: number[]): Promise<Set<number>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Set();
+  if (user?.is_admin) return new Set(unique);
+  const grants = user ? await userGrants(db, user.id) : [];
+  const rows = await db
+    .selectFrom('namespaces')
+    .select('namespaces.id')
+    .where('namespaces.id', 'in', unique)
+    .where('namespaces.kind', '=', 'group')
+    .where((eb) => visibleGroups(eb, user, grants))
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Group-level access including sharing, for one group (admins are handled by callers). */
 export async function groupAccess(db: Kysely<DB>, user: UserRow | null, ns: NamespaceLike): Promise<number> {
   return namespaceAccess(db, user, ns);
@@ -164,9 +180,12 @@ export function registerGroupSharingAccess(): void {
   });
   // /members/all of a group, or of a project in it, lists the members of the groups it (or an
   // ancestor) is shared with, and of their ancestors, as sharedGroupAccess grants them access.
-  sharedMemberGroups.push(async function groupShareMembers(db, source) {
+  // Only the groups the viewer can see (GitLab's `public_or_visible_to_user`).
+  sharedMemberGroups.push(async function groupShareMembers(db, source, viewer) {
     if (source.namespace.kind !== 'group') return [];
     const links = await groupSharesInto(db, source.namespace);
-    return links.map((l) => ({ groupIds: ancestorIds({ id: l.id, traversal: l.traversal }), cap: l.group_access }));
+    if (links.length === 0) return [];
+    const visible = await visibleGroupIds(db, viewer, links.flatMap((l) => ancestorIds({ id: l.id, traversal: l.traversal })));
+    return links.map((l) => ({ groupIds: ancestorIds({ id: l.id, traversal: l.traversal }).filter((id) => visible.has(id)), cap: l.group_access }));
   });
 }

@@ -7,11 +7,11 @@ import { prepared } from '../../db/prepared.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import type { DB } from '../../db/types.js';
 import { apiError, conflict, forbidden, notFound } from '../../http/errors.js';
-import { AccessLevel, ancestorIds, projectAccessExtensions } from '../access.js';
+import { AccessLevel, ancestorIds, projectAccess, projectAccessExtensions } from '../access.js';
 import { recordAudit } from '../audit.js';
 import type { GroupRow } from '../groups/lookup.js';
 import { effectiveSettings } from '../groups/settings.js';
-import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, type Grant } from '../groups/visibility.js';
+import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, visibleGroupIds, type Grant } from '../groups/visibility.js';
 import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
 import { todayUtc } from '../personal-access-tokens.js';
@@ -158,7 +158,8 @@ export function registerProjectShareAccess(): void {
   projectAccessExtensions.push(sharedProjectAccess);
   // /members/all of a project lists the members of the groups it is shared with (and of their
   // ancestors), as sharedProjectAccess grants them access.
-  sharedMemberGroups.push(async function projectShareMembers(db, source) {
+  // As in GitLab, a viewer who is not a member of the project sees only the groups they can see.
+  sharedMemberGroups.push(async function projectShareMembers(db, source, viewer) {
     if (source.type !== 'Project') return [];
     const links = await db
       .selectFrom('project_group_links')
@@ -167,7 +168,11 @@ export function registerProjectShareAccess(): void {
       .where('project_group_links.project_id', '=', source.id)
       .where((eb) => eb.or([eb('project_group_links.expires_at', 'is', null), eb('project_group_links.expires_at', '>', todayUtc())]))
       .execute();
-    return links.map((l) => ({ groupIds: ancestorIds(l), cap: l.group_access }));
+    if (links.length === 0) return [];
+    const all = links.flatMap((l) => ancestorIds(l));
+    const member = viewer !== null && (await projectAccess(db, viewer, source.project, source.namespace)) >= AccessLevel.GUEST;
+    const visible = member ? new Set(all) : await visibleGroupIds(db, viewer, all);
+    return links.map((l) => ({ groupIds: ancestorIds(l).filter((id) => visible.has(id)), cap: l.group_access }));
   });
   projectDeletionHooks.push(async function deleteProjectGroupLinks(_app, trx, projectId) {
     await trx.deleteFrom('project_group_links').where('project_id', '=', projectId).execute();

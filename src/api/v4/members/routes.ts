@@ -78,7 +78,7 @@ function registerFor(app: FastifyInstance, kind: Kind): void {
   // GET /projects/:id/members/all and GET /groups/:id/members/all
   route(app, 'GET', `${base}/all`, async (c) => {
     const r = await resolveSource(c, kind);
-    const rows = paginateArray(c, await allMembers(c.app.db, r.source, readFilters(c)));
+    const rows = paginateArray(c, await allMembers(c.app.db, r.source, readFilters(c), c.user));
     return presentMembers(c.app.db, rows, { base: c.base, viewer: c.user });
   });
 
@@ -86,7 +86,7 @@ function registerFor(app: FastifyInstance, kind: Kind): void {
   route(app, 'GET', `${base}/all/:user_id`, async (c) => {
     const r = await resolveSource(c, kind);
     const userId = userIdParam(c);
-    const rows = await allMembers(c.app.db, r.source, { userIds: [userId] });
+    const rows = await allMembers(c.app.db, r.source, { userIds: [userId] }, c.user);
     if (!rows.length) throw notFound('Member');
     return (await presentMembers(c.app.db, rows, { base: c.base, viewer: c.user }))[0];
   });
