@@ -121,15 +121,20 @@ export async function unshareProject(app: AppContext, user: UserRow, found: Foun
   });
 }
 
-/** The access a user gets on a project through its group links (two queries at most). */
-async function sharedProjectAccess(db: Kysely<DB>, userId: number, project: { id: number }): Promise<number> {
-  const links = await db
+/** The live links of a project: the group it is shared with, and the level granted. */
+function liveLinks(db: Kysely<DB>, projectId: number) {
+  return db
     .selectFrom('project_group_links')
     .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
     .select(['namespaces.id', 'namespaces.traversal', 'project_group_links.group_access'])
-    .where('project_group_links.project_id', '=', project.id)
+    .where('project_group_links.project_id', '=', projectId)
     .where((eb) => eb.or([eb('project_group_links.expires_at', 'is', null), eb('project_group_links.expires_at', '>', todayUtc())]))
     .execute();
+}
+
+/** The access a user gets on a project through its group links (two queries at most). */
+async function sharedProjectAccess(db: Kysely<DB>, userId: number, project: { id: number }): Promise<number> {
+  const links = await liveLinks(db, project.id);
   if (links.length === 0) return 0;
   const ids = [...new Set(links.flatMap((l) => ancestorIds(l)))];
   const rows = await db
@@ -157,17 +162,11 @@ export function registerProjectShareAccess(): void {
   registered = true;
   projectAccessExtensions.push(sharedProjectAccess);
   // /members/all of a project lists the members of the groups it is shared with (and of their
-  // ancestors), as sharedProjectAccess grants them access.
-  // As in GitLab, a viewer who is not a member of the project sees only the groups they can see.
+  // ancestors), as sharedProjectAccess grants them access; as in GitLab, a viewer who is not a
+  // member of the project sees only the groups they can see.
   sharedMemberGroups.push(async function projectShareMembers(db, source, viewer) {
     if (source.type !== 'Project') return [];
-    const links = await db
-      .selectFrom('project_group_links')
-      .innerJoin('namespaces', 'namespaces.id', 'project_group_links.group_id')
-      .select(['namespaces.id', 'namespaces.traversal', 'project_group_links.group_access'])
-      .where('project_group_links.project_id', '=', source.id)
-      .where((eb) => eb.or([eb('project_group_links.expires_at', 'is', null), eb('project_group_links.expires_at', '>', todayUtc())]))
-      .execute();
+    const links = await liveLinks(db, source.id);
     if (links.length === 0) return [];
     const all = links.flatMap((l) => ancestorIds(l));
     const member = viewer !== null && (await projectAccess(db, viewer, source.project, source.namespace)) >= AccessLevel.GUEST;
