@@ -148,10 +148,24 @@ describe('shares the viewer cannot see', () => {
     expect((await s.request('GET', `/groups/${pubg.id}/members/all/${spy.id}`, { token: erin.token })).status).toBe(404);
   });
 
+  it('a group’s shared_with_groups names a hidden group only to those who can see it, its Owners included', async () => {
+    await ok('POST', `/groups/${pubg.id}/members`, alice.token, { user_id: bob.id, access_level: 50 });
+    const shown = (r: any) => r.body.shared_with_groups.map((g: any) => g.group_full_path);
+    expect(shown(await s.request('GET', `/groups/${pubg.id}`, { token: alice.token }))).toEqual(['hush']);
+    expect(shown(await s.request('GET', `/groups/${pubg.id}`, { token: spy.token }))).toEqual(['hush']);
+    expect(shown(await s.request('GET', `/groups/${pubg.id}`, { token: bob.token }))).toEqual([]);
+    expect(shown(await s.request('GET', `/groups/${pubg.id}`, { token: erin.token }))).toEqual([]);
+    expect(shown(await s.request('GET', `/groups/${pubg.id}`, { token: null }))).toEqual([]);
+    // Also in the GroupDetail a write answers with.
+    const put = await s.request('PUT', `/groups/${pubg.id}`, { token: bob.token, json: { description: 'public' } });
+    expect(put.status).toBe(200);
+    expect(shown(put)).toEqual([]);
+  });
+
   it('Minimal Access members of a shared group are not listed', async () => {
     await ok('POST', `/groups/${pubg.id}/share`, alice.token, { group_id: team.id, group_access: 30 });
     const all = await levels(`/groups/${pubg.id}/members/all`, alice.token);
-    expect(all).toEqual({ alice: 50, spy: 20, bob: 30, carol: 30 });
+    expect(all).toEqual({ alice: 50, spy: 20, bob: 50, carol: 30 });
     expect(all.mini).toBeUndefined();
   });
 });

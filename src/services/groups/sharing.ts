@@ -9,6 +9,7 @@ import { apiError, conflict, notFound } from '../../http/errors.js';
 import { recordAudit } from '../audit.js';
 import type { GroupRow } from './lookup.js';
 import { effectiveSettings } from './settings.js';
+import { userGrants, visibleGroups } from './visibility.js';
 import type { SharedWithGroup } from '../../api/v4/entities/group.js';
 
 export async function shareGroup(
@@ -86,13 +87,19 @@ export async function unshareGroup(app: AppContext, user: UserRow, group: GroupR
   });
 }
 
-/** The groups a group is shared with, as GroupDetail's `shared_with_groups` (at most 100 links). */
-export async function sharedWithGroups(db: Kysely<DB>, groupId: number): Promise<SharedWithGroup[]> {
+/**
+ * The groups a group is shared with, as GroupDetail's `shared_with_groups` (at most 100 links):
+ * only those the viewer can see, as GitLab's `shared_with_group_links_visible_to_user` (a private
+ * group's name and path are not shown to someone who cannot see it, the group's Owners included).
+ */
+export async function sharedWithGroups(db: Kysely<DB>, groupId: number, viewer: UserRow | null): Promise<SharedWithGroup[]> {
+  const grants = viewer && !viewer.is_admin ? await userGrants(db, viewer.id) : [];
   const rows = await db
     .selectFrom('group_group_links')
     .innerJoin('namespaces', 'namespaces.id', 'group_group_links.shared_with_group_id')
     .select(['namespaces.id', 'namespaces.name', 'namespaces.full_path', 'group_group_links.group_access', 'group_group_links.expires_at'])
     .where('group_group_links.shared_group_id', '=', groupId)
+    .where((eb) => visibleGroups(eb, viewer, grants))
     .orderBy('group_group_links.id')
     .limit(100)
     .execute();

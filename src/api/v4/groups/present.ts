@@ -115,7 +115,7 @@ export async function presentGroupDetailFor(
     g,
     st,
     { base: c.base, config: c.app.config, isAdmin, access, customAttributes: attrs },
-    { sharedWithGroups: await sharedWithGroups(c.app.db, g.id), projects, sharedProjects },
+    { sharedWithGroups: await sharedWithGroups(c.app.db, g.id, c.user), projects, sharedProjects },
   );
 }
 
