@@ -280,16 +280,19 @@ export interface Tag {
   annotated: boolean;
   /** Annotation message, null for lightweight tags. */
   message: string | null;
+  /** The tagger's date (ISO 8601) of an annotated tag, null for lightweight tags. */
+  createdAt: string | null;
 }
 
 export async function listTags(gitDir: string): Promise<Tag[]> {
   const res = await runGit(
-    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(contents)%00', 'refs/tags/'],
+    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(taggerdate:iso-strict)%00%(contents)%00', 'refs/tags/'],
     { gitDir },
   );
+  // Messages contain newlines, so records are split by a fixed count of NUL-terminated fields.
   const fields = res.stdout.toString('utf8').split('\0');
   const tags: Tag[] = [];
-  for (let i = 0; i + 5 <= fields.length; i += 5) {
+  for (let i = 0; i + 6 <= fields.length; i += 6) {
     const ref = fields[i]!.replace(/^\n/, '');
     const annotated = fields[i + 2] === 'tag';
     tags.push({
@@ -297,7 +300,8 @@ export async function listTags(gitDir: string): Promise<Tag[]> {
       sha: fields[i + 1]!,
       target: annotated && fields[i + 3] ? fields[i + 3]! : fields[i + 1]!,
       annotated,
-      message: annotated ? fields[i + 4]! : null,
+      message: annotated ? fields[i + 5]! : null,
+      createdAt: annotated && fields[i + 4] ? fields[i + 4]! : null,
     });
   }
   return tags;

@@ -76,6 +76,14 @@ export function isValidTagName(name: string): boolean {
   return isValidRefName(`refs/tags/${name}`);
 }
 
+/** A name for a new tag, as GitLab's GitRefValidator: also no full-ref prefix, no HEAD, bounded lengths. */
+export function isValidNewTagName(name: string): boolean {
+  if (!isValidTagName(name) || name === 'HEAD') return false;
+  if (EXPANDED_PREFIXES.some((p) => name.startsWith(p))) return false;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) return false;
+  return name.split('/').every((c) => Buffer.byteLength(c) <= MAX_COMPONENT_BYTES);
+}
+
 /**
  * A user-supplied revision (branch, tag, full ref, sha, `main~2`...) that is
  * safe to put on a git command line: no option-like prefix, nothing git

@@ -13,7 +13,7 @@ import { GitError } from './errors.js';
 import { runGit } from './exec.js';
 import * as merge from './merge.js';
 import * as read from './read.js';
-import { isValidBranchName, isValidRefName } from './refname.js';
+import { isValidBranchName, isValidRefName, isValidTagName } from './refname.js';
 import { casUpdateRef, readRefs, ZERO_SHA } from './refs.js';
 import { readBranchShaFromFiles } from './ref-files.js';
 import * as write from './write.js';
@@ -24,7 +24,7 @@ export type { Diff, DiffLimits } from './diff.js';
 export type { FileAction, CommitFilesOptions } from './write.js';
 export type { MergeTreeResult, MergeCommitOptions, SquashOptions, RebaseOptions } from './merge.js';
 export type { Blob, Branch, Tag, TreeItem, CompareResult, CompareOptions, ListCommitsOptions } from './read.js';
-export { isValidBranchName, isValidNewBranchName, isValidRefName, isValidTagName } from './refname.js';
+export { isValidBranchName, isValidNewBranchName, isValidNewTagName, isValidRefName, isValidTagName } from './refname.js';
 export { readRefs, diffRefs, ZERO_SHA, type RefChange } from './refs.js';
 
 /**
@@ -188,6 +188,38 @@ export class GitRepository {
 
   listTags(): Promise<read.Tag[]> {
     return read.listTags(this.path);
+  }
+
+  /**
+   * Creates tag `name` at commit `target`: annotated (a tag object by `tagger`) when a message is
+   * given, else lightweight. Throws 'exists' if the tag is already there, 'invalid_ref' for a bad name.
+   */
+  async createTag(name: string, target: string, opts: { message?: string; tagger: { name: string; email: string; date: Date } }): Promise<string> {
+    const ref = `refs/tags/${name}`;
+    if (!isValidTagName(name)) throw new GitError('invalid_ref', `invalid tag name: ${name}`);
+    let sha = target;
+    if (opts.message !== undefined) {
+      const t = opts.tagger;
+      const seconds = Math.floor(t.date.getTime() / 1000);
+      const body = opts.message.endsWith('\n') ? opts.message : `${opts.message}\n`;
+      const input = `object ${target}\ntype commit\ntag ${name}\ntagger ${t.name} <${t.email}> ${seconds} +0000\n\n${body}`;
+      const res = await runGit(['mktag'], { gitDir: this.path, input });
+      sha = res.stdout.toString('utf8').trim();
+    }
+    try {
+      await casUpdateRef(this.path, ref, sha, null, 'labwright: create tag');
+    } catch (err) {
+      if (err instanceof GitError && err.code === 'cas_failed') throw new GitError('exists', `tag already exists: ${name}`);
+      throw err;
+    }
+    return sha;
+  }
+
+  /** Deletes tag `name` if it still points at `expectedSha` (else 'cas_failed'). */
+  async deleteTag(name: string, expectedSha: string): Promise<void> {
+    const ref = `refs/tags/${name}`;
+    if (!isValidTagName(name)) throw new GitError('invalid_ref', `invalid tag name: ${name}`);
+    await casUpdateRef(this.path, ref, ZERO_SHA, expectedSha, 'labwright: delete tag');
   }
 
   /** All refs → sha, e.g. to diff before/after a push. */

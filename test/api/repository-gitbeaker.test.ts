@@ -87,9 +87,26 @@ describe('@gitbeaker/rest repository API', () => {
     expect(keyset.map((e) => e.path)).toEqual(['lib', 'lib/hello.txt', 'src', 'src/one.ts', 'src/two.ts']);
   });
 
+  it('creates, lists, shows and removes tags', async () => {
+    const api = new Gitlab({ host: s.url, token: alice.token });
+    const t = await api.Tags.create(projectId, 'v1.0', 'main', { message: 'One' });
+    expect(t.name).toBe('v1.0');
+    expect(t.message).toBe('One');
+    await api.Tags.create(projectId, 'v1.1', 'main');
+    expect((await api.Tags.all(projectId, { orderBy: 'version', sort: 'desc' })).map((x) => x.name)).toEqual(['v1.1', 'v1.0']);
+    const shown = await api.Tags.show(projectId, 'v1.1');
+    expect(shown.message).toBeNull();
+    expect((shown.commit as { id: string }).id).toBe((await api.Branches.show(projectId, 'main')).commit.id);
+    await api.Tags.remove(projectId, 'v1.1');
+    expect((await api.Tags.all(projectId)).map((x) => x.name)).toEqual(['v1.0']);
+    expect(await statusOf(api.Tags.create(projectId, 'v1.0', 'main'))).toBe(400);
+    expect(await statusOf(api.Tags.show(projectId, 'v9'))).toBe(404);
+  });
+
   it('hides the private project from another user', async () => {
     const api = new Gitlab({ host: s.url, token: eve.token });
     expect(await statusOf(api.Branches.all(projectId))).toBe(404);
+    expect(await statusOf(api.Tags.all(projectId))).toBe(404);
     expect(await statusOf(api.RepositoryFiles.show(projectId, 'lib/hello.txt', 'main'))).toBe(404);
     expect(await statusOf(api.Commits.create(projectId, 'main', 'x', [{ action: 'create', filePath: 'x', content: 'x' }]))).toBe(404);
   });

@@ -1,5 +1,5 @@
 // python-gitlab (Debian's python3-gitlab, installed by .ci/run) driving a real session: auth,
-// version, paginated lists, groups, projects, files, branches, commits, members, merge requests.
+// version, paginated lists, groups, projects, files, branches, commits, members, tags, merge requests.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +48,9 @@ describe('python-gitlab', () => {
     expect(out.branches).toEqual(['feature', 'main']);
     expect(out.commits_on_feature).toBe(3);
     expect(out.member_level).toBe(30);
+    expect(out.tags).toEqual(['v1.0.0', 'v1.1.0']);
+    expect(out.tag_message).toBe('First release');
+    expect(out.tags_after_delete).toEqual(['v1.0.0']);
     expect(out.mr_iid).toBe(1);
     expect(out.mr_list).toEqual([1]);
     expect(out.mr_changes).toBe(1);

@@ -51,6 +51,14 @@ out["commits_on_feature"] = len(p.commits.list(ref_name="feature", get_all=True)
 member = p.members.create({"user_id": alice.id, "access_level": 30})
 out["member_level"] = member.access_level
 
+# Tags
+p.tags.create({"tag_name": "v1.0.0", "ref": "main", "message": "First release"})
+p.tags.create({"tag_name": "v1.1.0", "ref": "feature"})
+out["tags"] = sorted(t.name for t in p.tags.list(get_all=True))
+out["tag_message"] = p.tags.get("v1.0.0").message
+p.tags.delete("v1.1.0")
+out["tags_after_delete"] = [t.name for t in p.tags.list(get_all=True)]
+
 # Merge requests
 mr = p.mergerequests.create({"source_branch": "feature", "target_branch": "main", "title": "Feature"})
 out["mr_iid"] = mr.iid

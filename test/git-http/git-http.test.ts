@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/oauth/tokens.js';
+import { GIT_ENV } from '../helpers/git.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -23,16 +24,6 @@ let outsider: U;
 let guest: U;
 let privateId: number;
 
-const GIT_ENV = {
-  ...process.env,
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Local Dev',
-  GIT_AUTHOR_EMAIL: 'local@example.com',
-  GIT_COMMITTER_NAME: 'Local Dev',
-  GIT_COMMITTER_EMAIL: 'local@example.com',
-};
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
   const { stdout } = await run('git', args, { cwd, env: GIT_ENV });

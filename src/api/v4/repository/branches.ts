@@ -13,7 +13,7 @@ import { presentBranch } from '../entities/branch.js';
 import { branchContext, pathParam, requireParams } from './common.js';
 
 /** GitLab's branch search: `^x` prefix, `x$` suffix, otherwise substring; case-insensitive. */
-function matchesSearch(name: string, search: string): boolean {
+export function matchesSearch(name: string, search: string): boolean {
   const n = name.toLowerCase();
   let s = search.toLowerCase();
   const prefix = s.startsWith('^');

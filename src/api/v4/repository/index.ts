@@ -1,9 +1,10 @@
-// The repository API: branches, files, commits, compare and tree under /projects/:id/repository.
+// The repository API: branches, tags, files, commits, compare and tree under /projects/:id/repository.
 import type { FastifyInstance } from 'fastify';
 import { registerBranchRoutes } from './branches.js';
 import { registerCommitRoutes } from './commits.js';
 import { registerCompareRoutes } from './compare.js';
 import { registerFileRoutes } from './files.js';
+import { registerTagRoutes } from './tags.js';
 import { registerTreeRoutes } from './tree.js';
 
 export function registerRepositoryRoutes(app: FastifyInstance): void {
@@ -11,5 +12,6 @@ export function registerRepositoryRoutes(app: FastifyInstance): void {
   registerCommitRoutes(app);
   registerCompareRoutes(app);
   registerFileRoutes(app);
+  registerTagRoutes(app);
   registerTreeRoutes(app);
 }

@@ -44,7 +44,7 @@ import {
 } from './misc.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { Project, ProjectGroupLink, ProjectOrSimple } from './projects.js';
-import { Branch, Commit, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
+import { Branch, Commit, Tag, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
@@ -201,6 +201,10 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/branches/:branch': json(Branch),
   'HEAD /projects/:id/repository/branches/:branch': empty,
   'DELETE /projects/:id/repository/branches/:branch': empty,
+  'GET /projects/:id/repository/tags': list(Tag),
+  'POST /projects/:id/repository/tags': json(Tag),
+  'GET /projects/:id/repository/tags/:tag_name': json(Tag),
+  'DELETE /projects/:id/repository/tags/:tag_name': empty,
   'DELETE /projects/:id/repository/merged_branches': json(Message),
   'GET /projects/:id/repository/commits': list(CommitListEntry),
   'POST /projects/:id/repository/commits': json(CommitDetail),

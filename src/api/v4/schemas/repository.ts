@@ -1,5 +1,5 @@
 // Repository entities (entities/commit.ts, entities/branch.ts, repository/*.ts): Commit,
-// CommitDetail, Diff, Branch, Compare, files and tree entries.
+// CommitDetail, Diff, Branch, Tag, Compare, files and tree entries.
 import { Arr, Bool, Int, NStr, Str, Any, dict, nullable, obj, oneOfStrings, optional, Time } from './common.js';
 
 export const CommitStats = obj({ additions: Int(), deletions: Int(), total: Int() }, { title: 'CommitStats' });
@@ -64,6 +64,20 @@ export const Branch = obj(
     web_url: Str(),
   },
   { title: 'Branch' },
+);
+
+/** Entities::Tag (no releases or protected tags here: `release` null, `protected` false). */
+export const Tag = obj(
+  {
+    name: Str(),
+    message: NStr(),
+    target: Str(),
+    commit: Commit,
+    release: nullable(Any()),
+    protected: Bool(),
+    created_at: nullable(Time()),
+  },
+  { title: 'Tag' },
 );
 
 /** Entities::Compare */

@@ -1,0 +1,128 @@
+// Tags: list, show, create, delete (GitLab's lib/api/tags.rb). Names containing '/' arrive
+// URL-encoded in the path (spec rule 7). Tags pushed over git appear here too: they are read from
+// the repository, not stored apart.
+import type { FastifyInstance } from 'fastify';
+import { apiError, notFound } from '../../../http/errors.js';
+import { paginateArray } from '../../../http/pagination.js';
+import { route, type Ctx } from '../../../http/route.js';
+import { isGitError, isValidNewTagName, isValidTagName, type Commit, type Tag } from '../../../git/index.js';
+import { isSafeRevision } from '../../../git/refname.js';
+import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
+import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
+import { commitPeople } from '../../../services/repository/identity.js';
+import { presentTag } from '../entities/tag.js';
+import { pathParam, requireParams } from './common.js';
+import { matchesSearch } from './branches.js';
+
+/** Tags with the commits they point to (one spawn for all commits); tags of other objects are left out. */
+async function withCommits(pr: ProjectRepo, tags: Tag[]): Promise<Array<{ tag: Tag; commit: Commit }>> {
+  if (tags.length === 0) return [];
+  const commits = await pr.repo.getCommits([...new Set(tags.map((t) => t.target))]).catch(() => [] as Commit[]);
+  const bySha = new Map(commits.map((c) => [c.id, c]));
+  return tags.flatMap((tag) => {
+    const commit = bySha.get(tag.target);
+    return commit ? [{ tag, commit }] : [];
+  });
+}
+
+async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commit: Commit } | null> {
+  if (!isValidTagName(name)) return null;
+  const tag = (await pr.repo.listTags()).find((t) => t.name === name);
+  return tag ? ((await withCommits(pr, [tag]))[0] ?? null) : null;
+}
+
+/** Version order: numeric runs compared as numbers (`v1.10.0` after `v1.9.0`), the rest as text. */
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/(\d+)/);
+  const pb = b.split(/(\d+)/);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x === y) continue;
+    const numeric = i % 2 === 1;
+    if (numeric) return Number(x) - Number(y) || x.length - y.length;
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+// GET /projects/:id/repository/tags
+async function listTags(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  const orderBy = c.params.enum('order_by', ['name', 'updated', 'version'] as const) ?? 'updated';
+  const sort = c.params.enum('sort', ['asc', 'desc'] as const) ?? 'desc';
+  const search = c.params.string('search');
+  let tags = await pr.repo.listTags();
+  if (search) tags = tags.filter((t) => matchesSearch(t.name, search));
+  let items = await withCommits(pr, tags);
+  const dir = sort === 'asc' ? 1 : -1;
+  const byName = (a: Tag, b: Tag) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  if (orderBy === 'name') items = items.sort((a, b) => dir * byName(a.tag, b.tag));
+  else if (orderBy === 'version') items = items.sort((a, b) => dir * compareVersions(a.tag.name, b.tag.name) || byName(a.tag, b.tag));
+  else {
+    const time = (x: { commit: Commit }) => Date.parse(x.commit.committed_date) || 0;
+    items = items.sort((a, b) => dir * (time(a) - time(b)) || byName(a.tag, b.tag));
+  }
+  return paginateArray(c, items).map((x) => presentTag(x.tag, x.commit, pr.webUrl));
+}
+
+// GET /projects/:id/repository/tags/:tag_name
+async function showTag(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  const found = await findTag(pr, pathParam(c, 'tag_name'));
+  if (!found) throw notFound('Tag');
+  return presentTag(found.tag, found.commit, pr.webUrl);
+}
+
+// POST /projects/:id/repository/tags
+async function createTag(c: Ctx) {
+  requireParams(c, ['tag_name', 'ref']);
+  const pr = await writableRepo(c, pathParam(c, 'id'));
+  const user = c.requireUser();
+  const name = c.params.string('tag_name')!;
+  const ref = c.params.string('ref')!;
+  // GitLab strips the message; a blank one makes a lightweight tag.
+  const message = c.params.string('message')?.trim() || undefined;
+  if (!isValidNewTagName(name)) throw apiError(400, 'Tag name invalid');
+  const sha = isSafeRevision(ref) ? await pr.repo.resolveRef(ref) : null;
+  if (!sha) throw apiError(400, `Target ${ref} is invalid`);
+  if (await findTag(pr, name)) throw apiError(400, `Tag ${name} already exists`);
+  let tagSha: string;
+  try {
+    const { committer } = commitPeople(user);
+    tagSha = await pr.repo.createTag(name, sha, { message, tagger: { name: committer.name, email: committer.email, date: new Date() } });
+  } catch (err) {
+    if (isGitError(err, 'exists')) throw apiError(400, `Tag ${name} already exists`);
+    if (isGitError(err, 'invalid_ref')) throw apiError(400, 'Tag name invalid');
+    throw err;
+  }
+  await notifyRefChanges(c.app, pr.project.id, [{ ref: `refs/tags/${name}`, before: null, after: tagSha }], user.id);
+  const created = await findTag(pr, name);
+  if (!created) throw notFound('Tag');
+  c.status(201);
+  return presentTag(created.tag, created.commit, pr.webUrl);
+}
+
+// DELETE /projects/:id/repository/tags/:tag_name
+async function deleteTag(c: Ctx) {
+  const pr = await writableRepo(c, pathParam(c, 'id'));
+  const name = pathParam(c, 'tag_name');
+  const tag = isValidTagName(name) ? (await pr.repo.listTags()).find((t) => t.name === name) : undefined;
+  if (!tag) throw apiError(404, 'No such tag');
+  try {
+    // Deletes only the tag we looked at: one moved meanwhile is not lost.
+    await pr.repo.deleteTag(name, tag.sha);
+  } catch (err) {
+    if (isGitError(err, 'cas_failed') || isGitError(err, 'not_found')) throw apiError(400, 'Failed to remove tag');
+    throw err;
+  }
+  await notifyRefChanges(c.app, pr.project.id, [{ ref: `refs/tags/${name}`, before: tag.sha, after: null }], c.user?.id ?? null);
+  return undefined;
+}
+
+export function registerTagRoutes(app: FastifyInstance): void {
+  route(app, 'GET', '/projects/:id/repository/tags', listTags);
+  route(app, 'POST', '/projects/:id/repository/tags', createTag);
+  route(app, 'GET', '/projects/:id/repository/tags/:tag_name', showTag);
+  route(app, 'DELETE', '/projects/:id/repository/tags/:tag_name', deleteTag);
+}
