@@ -275,18 +275,22 @@ export interface Tag {
   name: string;
   /** What the ref points to: the tag object for annotated tags, else the commit. */
   sha: string;
-  /** The commit (or other object) the tag finally points to. */
-  target: string;
+  /** The object the tag finally points to, through any tags of tags; null if it is missing. */
+  target: string | null;
+  /** That object's type ('commit' for nearly every tag; 'tree' or 'blob' are possible). */
+  targetType: string | null;
   annotated: boolean;
   /** Annotation message, null for lightweight tags. */
   message: string | null;
   /** The tagger's date (ISO 8601) of an annotated tag, null for lightweight tags. */
   createdAt: string | null;
+  /** git's creator date: the tagger's date of an annotated tag, else the commit's committer date. */
+  creatorDate: string | null;
 }
 
 export async function listTags(gitDir: string): Promise<Tag[]> {
   const res = await runGit(
-    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(taggerdate:iso-strict)%00%(contents)%00', 'refs/tags/'],
+    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(taggerdate:iso-strict)%00%(creatordate:iso-strict)%00%(contents)%00', 'refs/tags/'],
     { gitDir },
   );
   // Messages contain newlines, so records are split by a fixed count of NUL-terminated fields.
@@ -298,10 +302,25 @@ export async function listTags(gitDir: string): Promise<Tag[]> {
     tags.push({
       name: ref.slice('refs/tags/'.length),
       sha: fields[i + 1]!,
-      target: annotated && fields[i + 3] ? fields[i + 3]! : fields[i + 1]!,
+      target: annotated ? null : fields[i + 1]!,
+      targetType: annotated ? null : fields[i + 2]!,
       annotated,
       message: annotated ? fields[i + 5]! : null,
-      createdAt: annotated && fields[i + 4] ? fields[i + 4]! : null,
+      createdAt: annotated && fields[i + 3] ? fields[i + 3]! : null,
+      creatorDate: fields[i + 4] || null,
+    });
+  }
+  // Annotated tags are peeled to the object they finally name (a tag of a tag included), with one spawn.
+  const annotated = tags.filter((t) => t.annotated);
+  if (annotated.length) {
+    const peeled = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { gitDir, input: annotated.map((t) => `${t.sha}^{}\n`).join('') });
+    const lines = peeled.stdout.toString('utf8').split('\n');
+    annotated.forEach((t, k) => {
+      const m = /^([0-9a-f]{40,64}) (\w+)$/.exec(lines[k] ?? '');
+      if (m) {
+        t.target = m[1]!;
+        t.targetType = m[2]!;
+      }
     });
   }
   return tags;

@@ -218,7 +218,7 @@ export class GitRepository {
   /** Deletes tag `name` if it still points at `expectedSha` (else 'cas_failed'). */
   async deleteTag(name: string, expectedSha: string): Promise<void> {
     const ref = `refs/tags/${name}`;
-    if (!isValidTagName(name)) throw new GitError('invalid_ref', `invalid tag name: ${name}`);
+    if (!isValidRefName(ref)) throw new GitError('invalid_ref', `invalid tag name: ${name}`);
     await casUpdateRef(this.path, ref, ZERO_SHA, expectedSha, 'labwright: delete tag');
   }
 

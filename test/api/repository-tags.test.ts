@@ -152,6 +152,7 @@ describe('tags', () => {
     const exists = await post({ tag_name: 'v1.0.0', ref: first });
     expect(exists.status).toBe(400);
     expect(exists.body).toEqual({ message: 'Tag v1.0.0 already exists' });
+    expect((await post({ tag_name: 'v3', ref: ' ' })).body).toEqual({ message: 'Target is empty' });
     const badRef = await post({ tag_name: 'v3', ref: 'no-such-branch' });
     expect(badRef.status).toBe(400);
     expect(badRef.body).toEqual({ message: 'Target no-such-branch is invalid' });
@@ -177,13 +178,42 @@ describe('tags', () => {
     expect((await s.request('GET', `/projects/${pid}/repository/tags/v9`, { token: owner.token })).status).toBe(404);
   });
 
+  it('tags pushed with git that the API could not create: of a tree, of a tag, with a leading dash', async () => {
+    const repo = join(work, 'clone');
+    await git(repo, 'tag', 'treetag', 'HEAD^{tree}');
+    await git(repo, 'tag', '-a', '-m', 'inner', 'inner', first);
+    await git(repo, 'tag', '-a', '-m', 'outer', 'outer', 'inner');
+    await git(repo, 'update-ref', 'refs/tags/-dash', first);
+    await git(repo, 'push', '-q', 'origin', 'treetag', 'inner', 'outer', 'refs/tags/-dash');
+    const all = await s.request('GET', `/projects/${pid}/repository/tags`, { token: reporter.token, query: { order_by: 'name', sort: 'asc', per_page: '100' } });
+    expect(all.status).toBe(200);
+    expect(tags(all.body)).toEqual(['-dash', 'inner', 'outer', 'release/2.0', 'treetag', 'v0.9', 'v1.0.0', 'v1.10.0', 'v1.9.0']);
+    const byName = new Map(all.body.map((t: any) => [t.name, t]));
+    expect((byName.get('treetag') as any).commit).toBeNull();
+    expect((byName.get('outer') as any).commit.id).toBe(first);
+    expect((byName.get('outer') as any).message).toBe('outer');
+    const tree = await s.request('GET', `/projects/${pid}/repository/tags/treetag`, { token: reporter.token });
+    expect(tree.status).toBe(200);
+    expect(tree.body.commit).toBeNull();
+    expect((await s.request('GET', `/projects/${pid}/repository/tags/outer`, { token: reporter.token })).body.commit.id).toBe(first);
+    expect((await s.request('GET', `/projects/${pid}/repository/tags/-dash`, { token: reporter.token })).body.commit.id).toBe(first);
+    // updated orders by when an annotated tag was made, not by its commit's date: outer (made now,
+    // on the first commit) comes before v1.0.0 (lightweight, on an older commit).
+    const updated = tags((await s.request('GET', `/projects/${pid}/repository/tags`, { token: reporter.token, query: { per_page: '100' } })).body);
+    expect(updated[0]).toBe('v1.10.0');
+    expect(updated.indexOf('outer')).toBeLessThan(updated.indexOf('v1.0.0'));
+    for (const name of ['treetag', 'inner', 'outer', '-dash']) {
+      expect((await s.request('DELETE', `/projects/${pid}/repository/tags/${enc(name)}`, { token: dev.token })).status, name).toBe(204);
+    }
+  });
+
   it('deletes a tag; git no longer has it; a second delete is 404', async () => {
     const d = await s.request('DELETE', `/projects/${pid}/repository/tags/v0.9`, { token: dev.token });
     expect(d.status).toBe(204);
     expect((await s.request('GET', `/projects/${pid}/repository/tags/v0.9`, { token: dev.token })).status).toBe(404);
     const again = await s.request('DELETE', `/projects/${pid}/repository/tags/v0.9`, { token: dev.token });
     expect(again.status).toBe(404);
-    expect(again.body).toEqual({ message: 'No such tag' });
+    expect(again.body).toEqual({ message: '404 Tag Not Found' });
     const refs = await git(work, 'ls-remote', '--tags', remote(reporter.token));
     expect(refs).not.toContain('refs/tags/v0.9');
     expect(refs).toContain(`${second}\trefs/tags/v1.0.0`);

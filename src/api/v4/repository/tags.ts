@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
-import { isGitError, isValidNewTagName, isValidTagName, type Commit, type Tag } from '../../../git/index.js';
+import { isGitError, isValidNewTagName, isValidRefName, type Commit, type Tag } from '../../../git/index.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
@@ -14,21 +14,33 @@ import { presentTag } from '../entities/tag.js';
 import { pathParam, requireParams } from './common.js';
 import { matchesSearch } from './branches.js';
 
-/** Tags with the commits they point to (one spawn for all commits); tags of other objects are left out. */
-async function withCommits(pr: ProjectRepo, tags: Tag[]): Promise<Array<{ tag: Tag; commit: Commit }>> {
-  if (tags.length === 0) return [];
-  const commits = await pr.repo.getCommits([...new Set(tags.map((t) => t.target))]).catch(() => [] as Commit[]);
+/**
+ * Tags with the commits they point to (one spawn for all commits). A tag of a tree or a blob, or
+ * of a commit that cannot be read, is kept with no commit (GitLab shows `commit: null`).
+ */
+async function withCommits(pr: ProjectRepo, tags: Tag[]): Promise<Array<{ tag: Tag; commit: Commit | null }>> {
+  const shas = [...new Set(tags.flatMap((t) => (t.targetType === 'commit' && t.target ? [t.target] : [])))];
+  let commits: Commit[] = [];
+  if (shas.length) {
+    commits = await pr.repo.getCommits(shas).catch(async () => {
+      // One unreadable commit fails the batch: read them one by one.
+      const one = await Promise.all(shas.map((sha) => pr.repo.getCommit(sha).catch(() => null)));
+      return one.filter((c): c is Commit => c !== null);
+    });
+  }
   const bySha = new Map(commits.map((c) => [c.id, c]));
-  return tags.flatMap((tag) => {
-    const commit = bySha.get(tag.target);
-    return commit ? [{ tag, commit }] : [];
-  });
+  return tags.map((tag) => ({ tag, commit: (tag.target && bySha.get(tag.target)) || null }));
 }
 
-async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commit: Commit } | null> {
-  if (!isValidTagName(name)) return null;
+/** A tag name as it may already exist (pushed with git: a leading '-' included). */
+function existingName(name: string): boolean {
+  return name.length > 0 && isValidRefName(`refs/tags/${name}`);
+}
+
+async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commit: Commit | null } | null> {
+  if (!existingName(name)) return null;
   const tag = (await pr.repo.listTags()).find((t) => t.name === name);
-  return tag ? ((await withCommits(pr, [tag]))[0] ?? null) : null;
+  return tag ? (await withCommits(pr, [tag]))[0]! : null;
 }
 
 /** Version order: numeric runs compared as numbers (`v1.10.0` after `v1.9.0`), the rest as text. */
@@ -60,7 +72,8 @@ async function listTags(c: Ctx) {
   if (orderBy === 'name') items = items.sort((a, b) => dir * byName(a.tag, b.tag));
   else if (orderBy === 'version') items = items.sort((a, b) => dir * compareVersions(a.tag.name, b.tag.name) || byName(a.tag, b.tag));
   else {
-    const time = (x: { commit: Commit }) => Date.parse(x.commit.committed_date) || 0;
+    // GitLab's `updated` is git's creator date: when an annotated tag was made, else its commit's date.
+    const time = (x: { tag: Tag }) => (x.tag.creatorDate ? Date.parse(x.tag.creatorDate) || 0 : 0);
     items = items.sort((a, b) => dir * (time(a) - time(b)) || byName(a.tag, b.tag));
   }
   return paginateArray(c, items).map((x) => presentTag(x.tag, x.commit, pr.webUrl));
@@ -81,6 +94,7 @@ async function createTag(c: Ctx) {
   const user = c.requireUser();
   const name = c.params.string('tag_name')!;
   const ref = c.params.string('ref')!;
+  if (ref.trim() === '') throw apiError(400, 'Target is empty');
   // GitLab strips the message; a blank one makes a lightweight tag.
   const message = c.params.string('message')?.trim() || undefined;
   if (!isValidNewTagName(name)) throw apiError(400, 'Tag name invalid');
@@ -107,8 +121,8 @@ async function createTag(c: Ctx) {
 async function deleteTag(c: Ctx) {
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const name = pathParam(c, 'tag_name');
-  const tag = isValidTagName(name) ? (await pr.repo.listTags()).find((t) => t.name === name) : undefined;
-  if (!tag) throw apiError(404, 'No such tag');
+  const tag = existingName(name) ? (await pr.repo.listTags()).find((t) => t.name === name) : undefined;
+  if (!tag) throw notFound('Tag');
   try {
     // Deletes only the tag we looked at: one moved meanwhile is not lost.
     await pr.repo.deleteTag(name, tag.sha);

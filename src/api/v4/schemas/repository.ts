@@ -72,7 +72,7 @@ export const Tag = obj(
     name: Str(),
     message: NStr(),
     target: Str(),
-    commit: Commit,
+    commit: nullable(Commit),
     release: nullable(Any()),
     protected: Bool(),
     created_at: nullable(Time()),
