@@ -117,9 +117,12 @@ describe('refs and branches', () => {
     git(path, ['tag', '-a', 'v1.0', '-m', 'Release 1.0', c1]);
     const tags = await repo.listTags();
     expect(tags).toHaveLength(2);
-    expect(tags[0]).toEqual({ name: 'light', sha: c1, target: c1, annotated: false, message: null });
-    expect(tags[1]).toMatchObject({ name: 'v1.0', target: c1, annotated: true, message: 'Release 1.0\n' });
+    const committed = (await repo.getCommit(c1))!.committed_date;
+    expect(tags[0]).toEqual({ name: 'light', sha: c1, target: c1, targetType: 'commit', annotated: false, message: null, createdAt: null, creatorDate: committed });
+    expect(tags[1]).toMatchObject({ name: 'v1.0', target: c1, targetType: 'commit', annotated: true, message: 'Release 1.0\n' });
     expect(tags[1]!.sha).not.toBe(c1);
+    expect(tags[1]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(tags[1]!.creatorDate).toBe(tags[1]!.createdAt);
     expect(await repo.resolveRef('v1.0')).toBe(c1);
     const refs = await repo.readRefs();
     expect(refs.get('refs/heads/main')).toBe(c1);
