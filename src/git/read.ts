@@ -288,6 +288,12 @@ export interface Tag {
   creatorDate: string | null;
 }
 
+/** Tag names in git's version order (`version:refname`, GitLab's `order_by=version` through Gitaly), ascending. */
+export async function tagNamesByVersion(gitDir: string): Promise<string[]> {
+  const res = await runGit(['for-each-ref', '--sort=version:refname', '--format=%(refname:lstrip=2)', 'refs/tags/'], { gitDir });
+  return res.stdout.toString('utf8').split('\n').filter(Boolean);
+}
+
 export async function listTags(gitDir: string): Promise<Tag[]> {
   const res = await runGit(
     ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(taggerdate:iso-strict)%00%(creatordate:iso-strict)%00%(contents)%00', 'refs/tags/'],

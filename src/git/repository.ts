@@ -190,6 +190,11 @@ export class GitRepository {
     return read.listTags(this.path);
   }
 
+  /** Tag names in git's version order, ascending. */
+  tagNamesByVersion(): Promise<string[]> {
+    return read.tagNamesByVersion(this.path);
+  }
+
   /**
    * Creates tag `name` at commit `target`: annotated (a tag object by `tagger`) when a message is
    * given, else lightweight. Throws 'exists' if the tag is already there, 'invalid_ref' for a bad name.

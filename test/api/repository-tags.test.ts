@@ -220,4 +220,17 @@ describe('tags', () => {
     // The commit stays.
     expect((await s.request('GET', `/projects/${pid}/repository/commits/${first}`, { token: dev.token })).status).toBe(200);
   });
+
+  it('order_by=version is git’s version order', async () => {
+    for (const name of ['v2.1', 'v2.01', 'v2.001', 'v2.2-rc1']) {
+      expect((await s.request('POST', `/projects/${pid}/repository/tags`, { token: dev.token, json: { tag_name: name, ref: 'main' } })).status).toBe(201);
+    }
+    const { stdout } = await run('git', ['-C', work, 'ls-remote', '--tags', '--sort=version:refname', remote(reporter.token), 'refs/tags/v2*'], { env: GIT_ENV });
+    const gitOrder = stdout.split('\n').filter(Boolean).map((l) => l.split('refs/tags/')[1]);
+    expect(gitOrder).toHaveLength(4);
+    const r = await s.request('GET', `/projects/${pid}/repository/tags`, { token: reporter.token, query: { order_by: 'version', sort: 'asc', search: '^v2' } });
+    expect(tags(r.body)).toEqual(gitOrder);
+    const desc = await s.request('GET', `/projects/${pid}/repository/tags`, { token: reporter.token, query: { order_by: 'version', search: '^v2' } });
+    expect(tags(desc.body)).toEqual([...gitOrder].reverse());
+  });
 });

@@ -43,21 +43,6 @@ async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commi
   return tag ? (await withCommits(pr, [tag]))[0]! : null;
 }
 
-/** Version order: numeric runs compared as numbers (`v1.10.0` after `v1.9.0`), the rest as text. */
-function compareVersions(a: string, b: string): number {
-  const pa = a.split(/(\d+)/);
-  const pb = b.split(/(\d+)/);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const x = pa[i]!;
-    const y = pb[i]!;
-    if (x === y) continue;
-    const numeric = i % 2 === 1;
-    if (numeric) return Number(x) - Number(y) || x.length - y.length;
-    return x < y ? -1 : 1;
-  }
-  return pa.length - pb.length;
-}
-
 // GET /projects/:id/repository/tags
 async function listTags(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
@@ -70,7 +55,11 @@ async function listTags(c: Ctx) {
   const dir = sort === 'asc' ? 1 : -1;
   const byName = (a: Tag, b: Tag) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   if (orderBy === 'name') items = items.sort((a, b) => dir * byName(a.tag, b.tag));
-  else if (orderBy === 'version') items = items.sort((a, b) => dir * compareVersions(a.tag.name, b.tag.name) || byName(a.tag, b.tag));
+  else if (orderBy === 'version') {
+    // git's own version sort, as GitLab's (v1.9.0 before v1.10.0, v1.01 before v1.1).
+    const rank = new Map((await pr.repo.tagNamesByVersion()).map((n, i) => [n, i]));
+    items = items.sort((a, b) => dir * ((rank.get(a.tag.name) ?? 0) - (rank.get(b.tag.name) ?? 0)) || byName(a.tag, b.tag));
+  }
   else {
     // GitLab's `updated` is git's creator date: when an annotated tag was made, else its commit's date.
     const time = (x: { tag: Tag }) => (x.tag.creatorDate ? Date.parse(x.tag.creatorDate) || 0 : 0);
