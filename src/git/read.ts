@@ -294,9 +294,10 @@ export async function tagNamesByVersion(gitDir: string): Promise<string[]> {
   return res.stdout.toString('utf8').split('\n').filter(Boolean);
 }
 
-export async function listTags(gitDir: string): Promise<Tag[]> {
+/** Every tag, or with `name` only that tag (none or one: a ref name holds no glob characters). */
+export async function listTags(gitDir: string, name?: string): Promise<Tag[]> {
   const res = await runGit(
-    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(taggerdate:iso-strict)%00%(creatordate:iso-strict)%00%(contents)%00', 'refs/tags/'],
+    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(taggerdate:iso-strict)%00%(creatordate:iso-strict)%00%(contents)%00', name === undefined ? 'refs/tags/' : `refs/tags/${name}`],
     { gitDir },
   );
   // Messages contain newlines, so records are split by a fixed count of NUL-terminated fields.
@@ -305,6 +306,8 @@ export async function listTags(gitDir: string): Promise<Tag[]> {
   for (let i = 0; i + 6 <= fields.length; i += 6) {
     const ref = fields[i]!.replace(/^\n/, '');
     const annotated = fields[i + 2] === 'tag';
+    // A pattern also matches the refs below it (refs/tags/v1 matches refs/tags/v1/x).
+    if (name !== undefined && ref !== `refs/tags/${name}`) continue;
     tags.push({
       name: ref.slice('refs/tags/'.length),
       sha: fields[i + 1]!,

@@ -190,6 +190,12 @@ export class GitRepository {
     return read.listTags(this.path);
   }
 
+  /** One tag by name (one for-each-ref of that ref alone), or null. */
+  async findTag(name: string): Promise<read.Tag | null> {
+    if (!name || !isValidRefName(`refs/tags/${name}`)) return null;
+    return (await read.listTags(this.path, name))[0] ?? null;
+  }
+
   /** Tag names in git's version order, ascending. */
   tagNamesByVersion(): Promise<string[]> {
     return read.tagNamesByVersion(this.path);

@@ -9,7 +9,7 @@ import { apiError, conflict, notFound } from '../../http/errors.js';
 import { recordAudit } from '../audit.js';
 import type { GroupRow } from './lookup.js';
 import { effectiveSettings } from './settings.js';
-import { userGrants, visibleGroups } from './visibility.js';
+import { groupVisibleTo, lazyGrants } from './visibility.js';
 import type { SharedWithGroup } from '../../api/v4/entities/group.js';
 
 export async function shareGroup(
@@ -93,21 +93,21 @@ export async function unshareGroup(app: AppContext, user: UserRow, group: GroupR
  * group's name and path are not shown to someone who cannot see it, the group's Owners included).
  */
 export async function sharedWithGroups(db: Kysely<DB>, groupId: number, viewer: UserRow | null): Promise<SharedWithGroup[]> {
-  const grants = viewer && !viewer.is_admin ? await userGrants(db, viewer.id) : [];
   const rows = await db
     .selectFrom('group_group_links')
     .innerJoin('namespaces', 'namespaces.id', 'group_group_links.shared_with_group_id')
-    .select(['namespaces.id', 'namespaces.name', 'namespaces.full_path', 'group_group_links.group_access', 'group_group_links.expires_at'])
+    .select(['namespaces.id', 'namespaces.name', 'namespaces.full_path', 'namespaces.visibility', 'namespaces.traversal', 'group_group_links.group_access', 'group_group_links.expires_at'])
     .where('group_group_links.shared_group_id', '=', groupId)
-    .where((eb) => visibleGroups(eb, viewer, grants))
     .orderBy('group_group_links.id')
-    .limit(100)
+    .limit(1000)
     .execute();
-  return rows.map((r) => ({
-    group_id: r.id,
-    group_name: r.name,
-    group_full_path: r.full_path,
-    group_access_level: r.group_access,
-    expires_at: r.expires_at,
-  }));
+  // The caller's grants are read only when a link points at a group its visibility does not open.
+  const grants = lazyGrants(db, viewer);
+  const out: SharedWithGroup[] = [];
+  for (const r of rows) {
+    if (out.length === 100) break;
+    if (!(await groupVisibleTo(viewer, r, grants))) continue;
+    out.push({ group_id: r.id, group_name: r.name, group_full_path: r.full_path, group_access_level: r.group_access, expires_at: r.expires_at });
+  }
+  return out;
 }

@@ -89,6 +89,28 @@ export function visibleGroups(eb: NsEB, user: UserRow | null, grants: Grant[]): 
   return eb.or(ors);
 }
 
+/**
+ * Whether the caller can see group `g` (the rule of visibleGroups, for a row in hand): by its
+ * visibility alone, else by the caller's grants, which `grants` reads only when they are needed.
+ */
+export async function groupVisibleTo(
+  user: UserRow | null | undefined,
+  g: { id: number; visibility: string; traversal: string },
+  grants: () => Promise<Grant[]>,
+): Promise<boolean> {
+  if (user?.is_admin || g.visibility === 'public') return true;
+  if (!user) return false;
+  if (g.visibility === 'internal' && !user.external) return true;
+  const held = await grants();
+  return grantedLevel(held, g.traversal) > 0 || ancestorIdsOfGrants(held).includes(g.id);
+}
+
+/** The caller's grants, read once, on first use. */
+export function lazyGrants(db: Kysely<DB>, user: UserRow | null | undefined): () => Promise<Grant[]> {
+  let read: Promise<Grant[]> | undefined;
+  return () => (read ??= user ? userGrants(db, user.id) : Promise.resolve([]));
+}
+
 /** Which of these groups the caller can see (visibleGroups, for a list of ids). */
 export async function visibleGroupIds(db: Kysely<DB>, user: UserRow | null, ids: number[]): Promise<Set<number>> {
   const unique = [...new Set(ids)];

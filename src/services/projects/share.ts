@@ -11,7 +11,7 @@ import { AccessLevel, ancestorIds, projectAccess, projectAccessExtensions } from
 import { recordAudit } from '../audit.js';
 import type { GroupRow } from '../groups/lookup.js';
 import { effectiveSettings } from '../groups/settings.js';
-import { canReadGroup, grantedLevel, userGrants, ancestorIdsOfGrants, visibleGroupIds, type Grant } from '../groups/visibility.js';
+import { canReadGroup, groupVisibleTo, lazyGrants, visibleGroupIds } from '../groups/visibility.js';
 import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
 import { todayUtc } from '../personal-access-tokens.js';
@@ -212,32 +212,14 @@ export async function loadSharedWithGroups(
   fetched?: SharedGroupRow[],
 ): Promise<Map<number, ProjectSharedWithGroup[]>> {
   const out = new Map<number, ProjectSharedWithGroup[]>();
-  let grants: Grant[] | undefined;
+  const grantsOf = lazyGrants(db, user);
   let rows = fetched ? [...fetched].sort((a, b) => a.link_id - b.link_id) : [];
   for (let i = 0; !fetched && i < projectIds.length; i += 500) rows = rows.concat(await sharedGroupsOf(db, projectIds.slice(i, i + 500)));
   for (const r of rows) {
-    if (!(await groupVisible(db, user, r, () => grants, (g) => (grants = g)))) continue;
+    if (!(await groupVisibleTo(user, r, grantsOf))) continue;
     const list = out.get(r.project_id) ?? [];
     list.push({ group_id: r.id, group_name: r.name, group_full_path: r.full_path, group_access_level: r.group_access, expires_at: r.expires_at });
     out.set(r.project_id, list);
   }
   return out;
-}
-
-async function groupVisible(
-  db: Kysely<DB>,
-  user: UserRow | null | undefined,
-  g: { id: number; visibility: string; traversal: string },
-  cached: () => Grant[] | undefined,
-  cache: (g: Grant[]) => void,
-): Promise<boolean> {
-  if (user?.is_admin || g.visibility === 'public') return true;
-  if (!user) return false;
-  if (g.visibility === 'internal' && !user.external) return true;
-  let grants = cached();
-  if (!grants) {
-    grants = await userGrants(db, user.id);
-    cache(grants);
-  }
-  return grantedLevel(grants, g.traversal) > 0 || ancestorIdsOfGrants(grants).includes(g.id);
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
-import { isGitError, isValidNewTagName, isValidRefName, type Commit, type Tag } from '../../../git/index.js';
+import { isGitError, isValidNewTagName, type Commit, type Tag } from '../../../git/index.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
@@ -32,14 +32,9 @@ async function withCommits(pr: ProjectRepo, tags: Tag[]): Promise<Array<{ tag: T
   return tags.map((tag) => ({ tag, commit: (tag.target && bySha.get(tag.target)) || null }));
 }
 
-/** A tag name as it may already exist (pushed with git: a leading '-' included). */
-function existingName(name: string): boolean {
-  return name.length > 0 && isValidRefName(`refs/tags/${name}`);
-}
-
+/** A tag by name (one pushed with git may start with '-') with its commit, or null. */
 async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commit: Commit | null } | null> {
-  if (!existingName(name)) return null;
-  const tag = (await pr.repo.listTags()).find((t) => t.name === name);
+  const tag = await pr.repo.findTag(name);
   return tag ? (await withCommits(pr, [tag]))[0]! : null;
 }
 
@@ -110,7 +105,7 @@ async function createTag(c: Ctx) {
 async function deleteTag(c: Ctx) {
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const name = pathParam(c, 'tag_name');
-  const tag = existingName(name) ? (await pr.repo.listTags()).find((t) => t.name === name) : undefined;
+  const tag = await pr.repo.findTag(name);
   if (!tag) throw notFound('Tag');
   try {
     // Deletes only the tag we looked at: one moved meanwhile is not lost.
