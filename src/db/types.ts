@@ -57,6 +57,7 @@ export interface DB {
   milestones: MR.MilestonesTable;
   merge_request_approvals: MR.MergeRequestApprovalsTable;
   award_emoji: MR.AwardEmojiTable;
+  notes: MR.NotesTable;
   merge_request_blocks: MR.MergeRequestBlocksTable;
   ci_pipelines: MR.CiPipelinesTable;
   commit_statuses: MR.CommitStatusesTable;

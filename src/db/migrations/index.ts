@@ -13,9 +13,10 @@ import { mergeRequestIndexes } from './0009-merge-request-indexes.js';
 import { authChangeNotices } from './0010-auth-change-notices.js';
 import { dataChangeNotices } from './0011-data-change-notices.js';
 import { openMergeRequestRule } from './0012-open-merge-request-rule.js';
+import { notes } from './0013-notes.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

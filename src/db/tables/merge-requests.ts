@@ -55,6 +55,10 @@ export interface MergeRequestsTable {
   total_time_spent: Generated<number>;
   upvotes: Generated<number>;
   downvotes: Generated<number>;
+  /** Notes that are not system notes (migration 0013). */
+  user_notes_count: Generated<number>;
+  /** Resolvable notes not resolved yet (migration 0013). */
+  unresolved_notes_count: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -121,6 +125,24 @@ export interface AwardEmojiTable {
   awardable_id: number;
   user_id: number;
   name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotesTable {
+  id: Generated<number>;
+  project_id: number;
+  noteable_type: string;
+  noteable_id: number;
+  author_id: number;
+  body: string;
+  discussion_id: string;
+  type: string | null;
+  system: Generated<number>;
+  internal: Generated<number>;
+  resolved_at: string | null;
+  resolved_by_id: number | null;
+  updated_by_id: number | null;
   created_at: string;
   updated_at: string;
 }

@@ -38,11 +38,19 @@ export function firstFailingCheck(mr: MrRow, inp: StatusInputs): string | null {
   }
   if (mr.draft) return 'draft_status';
   if (mr.source_missing || mr.commits_count === 0) return 'commits_status';
-  // Discussions: Labwright has no merge request discussions yet, so none is ever unresolved.
+  if (!discussionsResolved(mr, inp.project)) return 'discussions_not_resolved';
   if (inp.blocked) return 'merge_request_blocked';
   if (mr.merge_status === 'cannot_be_merged') return 'conflict';
   if (inp.project.merge_method !== 'merge' && !mr.ff_possible) return 'need_rebase';
   return null;
+}
+
+/**
+ * GitLab's mergeable_discussions_state? (`blocking_discussions_resolved`): true unless the project
+ * requires every thread resolved and a note of one is not.
+ */
+export function discussionsResolved(mr: MrRow, project: ProjectRow): boolean {
+  return !project.only_allow_merge_if_all_discussions_are_resolved || mr.unresolved_notes_count === 0;
 }
 
 export function detailedMergeStatus(mr: MrRow, inp: StatusInputs): string {

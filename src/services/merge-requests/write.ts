@@ -24,6 +24,7 @@ import {
 import { branchSha, computeSnapshot, refreshMergeStatus, repoFor } from './git-ops.js';
 import { findMrById, type MrRow, type ProjectInfo } from './rows.js';
 import { isDraftTitle } from './status.js';
+import { deleteNotesOf } from './notes.js';
 
 export const MAX_DESCRIPTION = 1_048_576;
 export const MAX_TITLE = 255;
@@ -369,6 +370,7 @@ export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<vo
     }
     await trx.deleteFrom('merge_request_blocks').where((eb) => eb.or([eb('blocking_merge_request_id', '=', mr.id), eb('blocked_merge_request_id', '=', mr.id)])).execute();
     await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', mr.id).execute();
+    await deleteNotesOf(trx, mr.id);
     await trx.deleteFrom('deployment_merge_requests').where('merge_request_id', '=', mr.id).execute();
     await trx.updateTable('ci_pipelines').set({ merge_request_id: null }).where('merge_request_id', '=', mr.id).execute();
     await trx.deleteFrom('merge_requests').where('id', '=', mr.id).execute();

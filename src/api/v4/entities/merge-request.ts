@@ -4,7 +4,7 @@
 import type { UserRefRow } from '../../../db/repositories/users.js';
 import { fullPath } from '../../../services/projects/lookup.js';
 import type { LabelRow, MilestoneRow, MrBundle, MrRow, PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
-import { detailedMergeStatus, squashOnMerge } from '../../../services/merge-requests/status.js';
+import { detailedMergeStatus, discussionsResolved, squashOnMerge } from '../../../services/merge-requests/status.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { presentUserBasic } from './user.js';
 import { presentPipelineBasic, presentPipelineDetailed } from './pipeline.js';
@@ -171,7 +171,7 @@ export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<s
   }
   out.target_branch = mr.target_branch;
   out.source_branch = mr.source_branch;
-  out.user_notes_count = 0;
+  out.user_notes_count = mr.user_notes_count;
   out.upvotes = mr.upvotes;
   out.downvotes = mr.downvotes;
   out.author = authorRef(users.get(mr.author_id), base);
@@ -214,7 +214,7 @@ export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<s
   out.squash_on_merge = squashOnMerge(info.project, b(mr.squash));
   out.task_completion_status = taskCompletion(mr.description);
   out.has_conflicts = mr.merge_status === 'cannot_be_merged';
-  out.blocking_discussions_resolved = true;
+  out.blocking_discussions_resolved = discussionsResolved(mr, info.project);
   out.approvals_before_merge = mr.approvals_before_merge;
   return out;
 }

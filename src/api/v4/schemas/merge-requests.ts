@@ -299,3 +299,32 @@ export const MergeRequestReviewer = obj({ user: UserBasic, state: Str(), created
 export const RebaseAccepted = obj({ rebase_in_progress: Bool() }, { title: 'RebaseAccepted' });
 export const MergeRef = obj({ commit_id: Str() }, { title: 'MergeRef' });
 
+
+/** …/notes and …/discussions/:discussion_id/notes (entities/note.ts). */
+export const Note = obj(
+  {
+    id: Int(),
+    type: NStr(),
+    body: Str(),
+    attachment: NStr(),
+    author: nullable(UserBasic),
+    created_at: Time(),
+    updated_at: Time(),
+    system: Bool(),
+    noteable_id: Int(),
+    noteable_type: Str(),
+    project_id: Int(),
+    resolvable: Bool(),
+    ...optional({ resolved: Bool(), resolved_by: nullable(UserBasic), resolved_at: NTime() }),
+    confidential: Bool(),
+    internal: Bool(),
+    imported: Bool(),
+    imported_from: Str(),
+    noteable_iid: Int(),
+    commands_changes: obj({}),
+  },
+  { title: 'Note' },
+);
+
+/** …/discussions: a thread and its notes. */
+export const Discussion = obj({ id: Str(), individual_note: Bool(), notes: Arr(Note) }, { title: 'Discussion' });

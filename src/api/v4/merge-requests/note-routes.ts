@@ -1,0 +1,288 @@
+// Notes and discussions (threads) of a merge request: GitLab's lib/api/notes.rb and
+// lib/api/discussions.rb for merge requests, with its NotePolicy. Both APIs need a signed-in
+// caller, even on a public project (their `before { authenticate! }`).
+import type { FastifyInstance } from 'fastify';
+import type { Ctx } from '../../../http/route.js';
+import { route } from '../../../http/route.js';
+import { badRequest, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { paginateOffset } from '../../../http/pagination.js';
+import { findUserRefsByIds } from '../../../db/repositories/users.js';
+import { AccessLevel } from '../../../services/access.js';
+import { dbId } from '../../../services/merge-requests/rows.js';
+import {
+  createNote,
+  deleteNote,
+  MAX_NOTE_LENGTH,
+  NOTEABLE_MR,
+  setResolved,
+  threadNotes,
+  updateNoteBody,
+  type NoteRow,
+} from '../../../services/merge-requests/notes.js';
+import { isResolvable, noteUserIds, presentDiscussion, presentNote } from '../entities/note.js';
+import { mrFromPath, type MrProject } from './context.js';
+import type { MrRow } from '../../../services/merge-requests/rows.js';
+
+type NoteScope = MrProject & { mr: MrRow };
+
+/** The merge request of the path, for a signed-in caller who may read it. */
+async function scope(c: Ctx): Promise<NoteScope> {
+  c.requireUser();
+  return mrFromPath(c);
+}
+
+function isAdmin(c: Ctx): boolean {
+  return !!c.user?.is_admin;
+}
+
+/** Internal notes are for Reporters and up (GitLab's read_internal_note). */
+function readsInternal(c: Ctx, s: NoteScope): boolean {
+  return isAdmin(c) || s.access >= AccessLevel.REPORTER;
+}
+
+/**
+ * What every note write needs besides its own rule: a project that is not archived, and on a
+ * merge request whose discussion is locked, a project member (GitLab's `locked & ~is_project_member`).
+ */
+function mayWrite(c: Ctx, s: NoteScope): boolean {
+  // An archived project is read-only for everyone, administrators included (a prevent rule).
+  if (s.info.project.archived) return false;
+  if (isAdmin(c)) return true;
+  if (s.mr.discussion_locked === 1 && s.access < AccessLevel.GUEST) return false;
+  return true;
+}
+
+/** admin_note: the note's author, a Maintainer, or an administrator; never a system note. */
+function mayAdmin(c: Ctx, s: NoteScope, note: NoteRow): boolean {
+  if (note.system === 1 || !mayWrite(c, s)) return false;
+  return isAdmin(c) || note.author_id === c.user!.id || s.access >= AccessLevel.MAINTAINER;
+}
+
+/** Discussion#can_resolve?: the merge request's author or a Developer (resolve_note). */
+function mayResolveThread(c: Ctx, s: NoteScope): boolean {
+  if (!mayWrite(c, s)) return false;
+  return isAdmin(c) || s.mr.author_id === c.user!.id || s.access >= AccessLevel.DEVELOPER;
+}
+
+/** Note-level resolve_note: also the note's own author. */
+function mayResolveNote(c: Ctx, s: NoteScope, note: NoteRow): boolean {
+  return mayResolveThread(c, s) || (mayWrite(c, s) && note.author_id === c.user!.id);
+}
+
+function notesOf(c: Ctx, s: NoteScope) {
+  let q = c.app.db.selectFrom('notes').selectAll().where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR);
+  if (!readsInternal(c, s)) q = q.where('internal', '=', 0);
+  return q;
+}
+
+async function present(c: Ctx, s: NoteScope, notes: NoteRow[]) {
+  const users = await findUserRefsByIds(c.app.db, noteUserIds(notes));
+  const ctx = { base: c.base, users, noteableIid: s.mr.iid };
+  return { one: (n: NoteRow) => presentNote(n, ctx), thread: (t: NoteRow[]) => presentDiscussion(t, ctx) };
+}
+
+/** `:note_id` of the path: an integer (400 otherwise, as Grape's type check). */
+function noteIdParam(c: Ctx): number {
+  const raw = String(c.params.raw.note_id ?? '');
+  if (!/^\d+$/.test(raw)) throw paramError('note_id is invalid');
+  return raw.length > 10 ? -1 : dbId(Number(raw));
+}
+
+/** A note of the merge request the caller may read: `404 Not found` for none, `404 Note Not Found` for an internal one. */
+async function findNote(c: Ctx, s: NoteScope): Promise<NoteRow> {
+  const id = noteIdParam(c);
+  const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR).executeTakeFirst();
+  if (!note) throw notFound();
+  if (note.internal === 1 && !readsInternal(c, s)) throw notFound('Note');
+  return note;
+}
+
+/** The readable notes of a thread, oldest first; 404 `resource` when there are none. */
+async function findThread(c: Ctx, s: NoteScope, resource = 'Discussion'): Promise<NoteRow[]> {
+  const id = String(c.params.raw.discussion_id ?? '');
+  const notes = (await threadNotes(c.app.db, s.mr.id, id)).filter((n) => n.internal === 0 || readsInternal(c, s));
+  if (notes.length === 0) throw notFound(resource);
+  return notes;
+}
+
+/** A note's body as GitLab validates it (Note: present, at most 1,000,000 characters). */
+function noteBody(c: Ctx, opts: { blankIsEmpty?: boolean } = {}): string | undefined {
+  const body = c.params.string('body', opts.blankIsEmpty ? { allowBlank: false } : undefined);
+  if (body === undefined) return undefined;
+  if (body.trim() === '') throw badRequest(`Note {:note=>["can't be blank"]}`);
+  if (body.length > MAX_NOTE_LENGTH) throw badRequest(`Note {:note=>["is too long (maximum is ${MAX_NOTE_LENGTH} characters)"]}`);
+  return body;
+}
+
+/** The parameters of a new note or thread (body, internal, created_at), checked before anything is written. */
+function newNoteParams(c: Ctx, s: NoteScope) {
+  if (!c.params.has('body')) throw paramError('body is missing');
+  const body = noteBody(c)!;
+  // `confidential` is the deprecated name of `internal`; only Reporters and up may set either.
+  const internal = (c.params.bool('internal') || c.params.bool('confidential')) === true && readsInternal(c, s);
+  // Only an Owner or an administrator may date a note (set_note_created_at); others' dates are ignored.
+  const createdAtRaw = c.params.datetime('created_at');
+  const createdAt = createdAtRaw && (isAdmin(c) || s.access >= AccessLevel.OWNER) ? createdAtRaw : undefined;
+  if (createdAt && Date.parse(createdAt) < 0) throw paramError('created_at is invalid');
+  c.params.string('merge_request_diff_head_sha'); // accepted: it only matters to a /merge quick action, which Labwright does not run
+  return { body, internal, createdAt };
+}
+
+async function listNotes(c: Ctx) {
+  const s = await scope(c);
+  const orderBy = c.params.enum('order_by', ['created_at', 'updated_at'] as const) ?? 'created_at';
+  const sort = c.params.enum('sort', ['asc', 'desc'] as const) ?? 'desc';
+  const filter = c.params.enum('activity_filter', ['all_notes', 'only_comments', 'only_activity'] as const) ?? 'all_notes';
+  let q = notesOf(c, s);
+  if (filter === 'only_comments') q = q.where('system', '=', 0);
+  else if (filter === 'only_activity') q = q.where('system', '=', 1);
+  const rows = await paginateOffset(c, q.orderBy(orderBy, sort).orderBy('id', sort));
+  const p = await present(c, s, rows);
+  return rows.map(p.one);
+}
+
+async function showNote(c: Ctx) {
+  const s = await scope(c);
+  const note = await findNote(c, s);
+  return (await present(c, s, [note])).one(note);
+}
+
+async function createComment(c: Ctx) {
+  const s = await scope(c);
+  const params = newNoteParams(c, s);
+  if (!mayWrite(c, s)) throw forbidden();
+  const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: null, ...params });
+  return (await present(c, s, [note!])).one(note!);
+}
+
+/** PUT of a note's body (both APIs); no body changes nothing. */
+async function editNote(c: Ctx, s: NoteScope, note: NoteRow) {
+  const body = noteBody(c, { blankIsEmpty: true });
+  if (!mayAdmin(c, s, note)) throw forbidden();
+  let fresh: NoteRow | null = note;
+  if (body !== undefined && body !== note.body) fresh = await updateNoteBody(c.app, note, body, c.user!.id);
+  if (!fresh) throw notFound();
+  return (await present(c, s, [fresh])).one(fresh);
+}
+
+async function updateComment(c: Ctx) {
+  const s = await scope(c);
+  return editNote(c, s, await findNote(c, s));
+}
+
+async function removeNote(c: Ctx) {
+  const s = await scope(c);
+  const note = await findNote(c, s);
+  if (!mayAdmin(c, s, note)) throw forbidden();
+  await deleteNote(c.app, note);
+  return undefined;
+}
+
+async function listDiscussions(c: Ctx) {
+  const s = await scope(c);
+  // Threads in the order they were started (GitLab's discussion_ids_relation), a page of ids first.
+  const ids = notesOf(c, s)
+    .clearSelect()
+    .select((eb) => ['discussion_id', eb.fn.min('created_at').as('first_at'), eb.fn.min('id').as('first_id')])
+    .groupBy('discussion_id')
+    .orderBy((eb) => eb.fn.min('created_at'))
+    .orderBy((eb) => eb.fn.min('id'));
+  const page = await paginateOffset(c, ids);
+  if (page.length === 0) return [];
+  const notes = await notesOf(c, s).where('discussion_id', 'in', page.map((r) => r.discussion_id)).orderBy('created_at').orderBy('id').execute();
+  const byThread = new Map<string, NoteRow[]>(page.map((r) => [r.discussion_id, []]));
+  for (const n of notes) byThread.get(n.discussion_id)?.push(n);
+  const p = await present(c, s, notes);
+  return [...byThread.values()].filter((t) => t.length > 0).map(p.thread);
+}
+
+async function showDiscussion(c: Ctx) {
+  const s = await scope(c);
+  const thread = await findThread(c, s);
+  return (await present(c, s, thread)).thread(thread);
+}
+
+async function createDiscussion(c: Ctx) {
+  const s = await scope(c);
+  const params = newNoteParams(c, s);
+  // GITLAB-COMPAT: threads on lines of the diff (DiffNote, `position`) are not supported yet.
+  if (c.params.has('position')) throw badRequest('position is not supported: Labwright has no diff notes yet');
+  if (c.params.has('commit_id')) c.params.string('commit_id');
+  if (!mayWrite(c, s)) throw forbidden();
+  const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: 'DiscussionNote', ...params });
+  return (await present(c, s, [note!])).thread([note!]);
+}
+
+async function listThreadNotes(c: Ctx) {
+  const s = await scope(c);
+  const thread = await findThread(c, s, 'Notes');
+  const p = await present(c, s, thread);
+  return thread.map(p.one);
+}
+
+async function reply(c: Ctx) {
+  const s = await scope(c);
+  await findThread(c, s);
+  if (!c.params.has('body')) throw paramError('body is missing');
+  const body = noteBody(c)!;
+  const createdAtRaw = c.params.datetime('created_at');
+  const createdAt = createdAtRaw && (isAdmin(c) || s.access >= AccessLevel.OWNER) ? createdAtRaw : undefined;
+  if (!mayWrite(c, s)) throw forbidden();
+  const note = await createNote(c.app, {
+    projectId: s.info.project.id,
+    mrId: s.mr.id,
+    authorId: c.user!.id,
+    type: 'DiscussionNote',
+    body,
+    internal: false,
+    createdAt,
+    inReplyTo: String(c.params.raw.discussion_id),
+  });
+  if (!note) throw notFound('Discussion');
+  return (await present(c, s, [note])).one(note);
+}
+
+async function updateThreadNote(c: Ctx) {
+  const s = await scope(c);
+  const given = ['body', 'resolved'].filter((k) => c.params.has(k));
+  if (given.length === 0) throw paramError('body, resolved are missing, exactly one parameter must be provided');
+  if (given.length > 1) throw paramError('body, resolved are mutually exclusive');
+  const resolved = c.params.bool('resolved');
+  const note = await findNote(c, s);
+  if (resolved === undefined) return editNote(c, s, note);
+  if (!mayResolveNote(c, s, note)) throw forbidden();
+  if (!isResolvable(note)) throw badRequest('Note is not resolvable');
+  const [fresh] = await setResolved(c.app, s.mr.id, [note.id], resolved, c.user!.id);
+  if (!fresh) throw notFound();
+  return (await present(c, s, [fresh])).one(fresh);
+}
+
+async function resolveThread(c: Ctx) {
+  const s = await scope(c);
+  if (!c.params.has('resolved')) throw paramError('resolved is missing');
+  const resolved = c.params.bool('resolved')!;
+  const thread = await findThread(c, s);
+  // A comment cannot be resolved: GitLab answers 403 (can_resolve? is false).
+  if (!thread.some(isResolvable) || !mayResolveThread(c, s)) throw forbidden();
+  const fresh = await setResolved(c.app, s.mr.id, thread.map((n) => n.id), resolved, c.user!.id);
+  if (fresh.length === 0) throw notFound('Discussion');
+  return (await present(c, s, fresh)).thread(fresh);
+}
+
+export function registerMergeRequestNoteRoutes(app: FastifyInstance): void {
+  const mr = '/projects/:id/merge_requests/:merge_request_iid';
+  route(app, 'GET', `${mr}/notes`, listNotes, { cache: true });
+  route(app, 'POST', `${mr}/notes`, createComment);
+  route(app, 'GET', `${mr}/notes/:note_id`, showNote, { cache: true });
+  route(app, 'PUT', `${mr}/notes/:note_id`, updateComment);
+  route(app, 'DELETE', `${mr}/notes/:note_id`, removeNote);
+  route(app, 'GET', `${mr}/discussions`, listDiscussions, { cache: true });
+  route(app, 'POST', `${mr}/discussions`, createDiscussion);
+  route(app, 'GET', `${mr}/discussions/:discussion_id`, showDiscussion, { cache: true });
+  route(app, 'PUT', `${mr}/discussions/:discussion_id`, resolveThread);
+  route(app, 'GET', `${mr}/discussions/:discussion_id/notes`, listThreadNotes, { cache: true });
+  route(app, 'POST', `${mr}/discussions/:discussion_id/notes`, reply);
+  route(app, 'GET', `${mr}/discussions/:discussion_id/notes/:note_id`, showNote, { cache: true });
+  route(app, 'PUT', `${mr}/discussions/:discussion_id/notes/:note_id`, updateThreadNote);
+  route(app, 'DELETE', `${mr}/discussions/:discussion_id/notes/:note_id`, removeNote);
+}

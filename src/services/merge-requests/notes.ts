@@ -1,0 +1,173 @@
+// Notes (comments) and threads on merge requests (GitLab's Notes::CreateService, UpdateService,
+// DestroyService, ResolveService). Every write runs in one transaction that first touches the
+// merge request, as GitLab's note saves do: that takes the request's row lock, so concurrent note
+// writes on one request queue there and each recounts the request's notes (user_notes_count and
+// the notes still to resolve) from a state that includes every earlier write.
+import { randomBytes } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import type { NotesTable } from '../../db/tables/merge-requests.js';
+import type { Selectable } from 'kysely';
+
+export type NoteRow = Selectable<NotesTable>;
+
+export const NOTEABLE_MR = 'MergeRequest';
+
+/** GitLab's discussion ids: 40 hexadecimal characters. */
+export function newDiscussionId(): string {
+  return randomBytes(20).toString('hex');
+}
+
+/** GitLab's limit on a note's length (Note validates `note` at most 1,000,000 characters). */
+export const MAX_NOTE_LENGTH = 1_000_000;
+
+async function touch(trx: Transaction<DB>, mrId: number, now: string): Promise<void> {
+  await trx.updateTable('merge_requests').set({ updated_at: now }).where('id', '=', mrId).execute();
+}
+
+async function recount(trx: Transaction<DB>, mrId: number): Promise<void> {
+  await trx
+    .updateTable('merge_requests')
+    .set((eb) => ({
+      user_notes_count: eb
+        .selectFrom('notes')
+        .select(eb.fn.countAll<number>().as('n'))
+        .where('noteable_id', '=', mrId)
+        .where('noteable_type', '=', NOTEABLE_MR)
+        .where('system', '=', 0),
+      unresolved_notes_count: eb
+        .selectFrom('notes')
+        .select(eb.fn.countAll<number>().as('n'))
+        .where('noteable_id', '=', mrId)
+        .where('noteable_type', '=', NOTEABLE_MR)
+        .where('system', '=', 0)
+        .where('type', '=', 'DiscussionNote')
+        .where('resolved_at', 'is', null),
+    }))
+    .where('id', '=', mrId)
+    .execute();
+}
+
+/** The notes of one thread of a merge request, oldest first (GitLab's `fresh`). */
+export function threadNotes(db: Pick<Transaction<DB>, 'selectFrom'>, mrId: number, discussionId: string): Promise<NoteRow[]> {
+  return db
+    .selectFrom('notes')
+    .selectAll()
+    .where('noteable_id', '=', mrId)
+    .where('noteable_type', '=', NOTEABLE_MR)
+    .where('discussion_id', '=', discussionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export interface NewNote {
+  projectId: number;
+  mrId: number;
+  authorId: number;
+  body: string;
+  /** A comment (null) or the first note of a thread. Ignored for a reply. */
+  type: 'DiscussionNote' | null;
+  internal: boolean;
+  /** Set by an Owner or administrator (then also the note's updated_at). */
+  createdAt?: string;
+  /** A reply to this thread. */
+  inReplyTo?: string;
+}
+
+/**
+ * Creates a note; null when the thread replied to no longer exists. A reply to a comment turns it
+ * into a thread (GitLab's convert_to_discussion!), takes the thread's internal flag, and is
+ * created resolved, by its author, when the thread is resolved (Notes::BuildService).
+ */
+export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
+  return app.database.transaction(async (trx) => {
+    const now = nowIso();
+    await touch(trx, n.mrId, now);
+    const created = n.createdAt ?? now;
+    let type = n.type;
+    let internal = n.internal;
+    let discussionId = newDiscussionId();
+    let resolvedAt: string | null = null;
+    if (n.inReplyTo !== undefined) {
+      const thread = await threadNotes(trx, n.mrId, n.inReplyTo);
+      if (thread.length === 0) return null;
+      if (thread[0]!.type === null) {
+        await trx.updateTable('notes').set({ type: 'DiscussionNote' }).where('id', 'in', thread.map((t) => t.id)).execute();
+        for (const t of thread) t.type = 'DiscussionNote';
+      }
+      type = 'DiscussionNote';
+      internal = thread[0]!.internal === 1;
+      discussionId = n.inReplyTo;
+      const resolvable = thread.filter((t) => t.system === 0 && t.type === 'DiscussionNote');
+      if (resolvable.length > 0 && resolvable.every((t) => t.resolved_at !== null)) resolvedAt = now;
+    }
+    const row = {
+      project_id: n.projectId,
+      noteable_type: NOTEABLE_MR,
+      noteable_id: n.mrId,
+      author_id: n.authorId,
+      body: n.body,
+      discussion_id: discussionId,
+      type,
+      system: 0,
+      internal: internal ? 1 : 0,
+      resolved_at: resolvedAt,
+      resolved_by_id: resolvedAt ? n.authorId : null,
+      updated_by_id: null,
+      created_at: created,
+      updated_at: created,
+    };
+    const { id } = await trx.insertInto('notes').values(row).returning('id').executeTakeFirstOrThrow();
+    await recount(trx, n.mrId);
+    return Object.assign(row, { id: Number(id) });
+  });
+}
+
+/** A note's new body; null when the note is gone. */
+export async function updateNoteBody(app: AppContext, note: NoteRow, body: string, userId: number): Promise<NoteRow | null> {
+  return app.database.transaction(async (trx) => {
+    const now = nowIso();
+    await touch(trx, note.noteable_id, now);
+    const res = await trx.updateTable('notes').set({ body, updated_at: now, updated_by_id: userId }).where('id', '=', note.id).executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) return null;
+    return (await trx.selectFrom('notes').selectAll().where('id', '=', note.id).executeTakeFirst()) ?? null;
+  });
+}
+
+export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> {
+  await app.database.transaction(async (trx) => {
+    await touch(trx, note.noteable_id, nowIso());
+    await trx.deleteFrom('notes').where('id', '=', note.id).execute();
+    await recount(trx, note.noteable_id);
+  });
+}
+
+/**
+ * Resolves (or reopens) the resolvable notes among `noteIds`: a whole thread, or one note. Notes
+ * already in that state keep their resolver and time. Returns the notes as they are afterwards.
+ */
+export async function setResolved(app: AppContext, mrId: number, noteIds: number[], resolved: boolean, userId: number): Promise<NoteRow[]> {
+  return app.database.transaction(async (trx) => {
+    const now = nowIso();
+    await touch(trx, mrId, now);
+    let q = trx
+      .updateTable('notes')
+      .set(resolved ? { resolved_at: now, resolved_by_id: userId, updated_at: now } : { resolved_at: null, resolved_by_id: null, updated_at: now })
+      .where('id', 'in', noteIds)
+      .where('noteable_id', '=', mrId)
+      .where('type', '=', 'DiscussionNote')
+      .where('system', '=', 0);
+    q = resolved ? q.where('resolved_at', 'is', null) : q.where('resolved_at', 'is not', null);
+    await q.execute();
+    await recount(trx, mrId);
+    return trx.selectFrom('notes').selectAll().where('id', 'in', noteIds).orderBy('created_at').orderBy('id').execute();
+  });
+}
+
+/** A merge request's notes go with it (deleteMergeRequest). */
+export async function deleteNotesOf(trx: Transaction<DB>, mrId: number): Promise<void> {
+  await trx.deleteFrom('notes').where('noteable_type', '=', NOTEABLE_MR).where('noteable_id', '=', mrId).execute();
+}
