@@ -102,6 +102,41 @@ describe(`two processes on one ${DB_KIND} database`, () => {
     expect(await iidProblems(rr, projectId)).toEqual([]);
   }, 180_000);
 
+  it('notes written through both processes at once: every 201 is a note, and the merge request counts them all (security case 40)', async () => {
+    const projectId = await setUpProject(rr, `mpn-${Date.now()}`);
+    if (projectId === null) return console.log('no project could be created: notes part skipped');
+    expect((await rr('POST', `/projects/${projectId}/repository/branches`, { json: { branch: 'mpn', ref: 'main' } })).status).toBe(201);
+    const mr = await rr('POST', `/projects/${projectId}/merge_requests`, { json: { source_branch: 'mpn', target_branch: 'main', title: 'notes' } });
+    expect(mr.status).toBe(201);
+    const base = `/projects/${projectId}/merge_requests/${mr.body.iid}`;
+    // Comments and threads at once, then replies and resolutions racing each other.
+    const made = await pool(40, 12, (i) => rr('POST', `${base}/${i % 4 === 0 ? 'discussions' : 'notes'}`, { json: { body: `note ${i}` } }));
+    const threads = made.filter((r) => r.status === 201 && r.body.individual_note === false).map((r) => r.body.id as string);
+    const more = await pool(threads.length * 3, 12, (i) => {
+      const t = threads[i % threads.length];
+      if (i < threads.length) return rr('PUT', `${base}/discussions/${t}`, { json: { resolved: true } });
+      return rr('POST', `${base}/discussions/${t}/notes`, { json: { body: `reply ${i}` } });
+    });
+    const all = [...made, ...more];
+    const failed = all.filter((r) => r.status >= 500 || r.status === 0).map((r) => `${r.status} ${r.text.slice(0, 200)}`);
+    expect(failed, outputs()).toEqual([]);
+    expect(all.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+    const created = all.filter((r) => r.status === 201).length;
+    const listed = await rr('GET', `${base}/notes?per_page=100`);
+    expect(listed.body.length).toBe(created);
+    const unresolved = (listed.body as Array<{ resolvable: boolean; resolved?: boolean }>).filter((n) => n.resolvable && !n.resolved).length;
+    const got = await rr('GET', base);
+    expect(got.body.user_notes_count).toBe(created);
+    // The counter behind the discussions merge check agrees with the notes themselves.
+    const threadsNow = await rr('GET', `${base}/discussions?per_page=100`);
+    expect(threadsNow.body.length).toBe(40);
+    const fromThreads = (threadsNow.body as Array<{ notes: Array<{ resolvable: boolean; resolved?: boolean }> }>).flatMap((d) => d.notes).filter((n) => n.resolvable && !n.resolved).length;
+    expect(fromThreads).toBe(unresolved);
+    const row = await rr('PUT', `/projects/${projectId}`, { json: { only_allow_merge_if_all_discussions_are_resolved: true } });
+    expect(row.status).toBe(200);
+    expect((await rr('GET', base)).body.blocking_discussions_resolved).toBe(unresolved === 0);
+  }, 180_000);
+
   it('the anonymous rate limit is one budget across both processes', async () => {
     // Redis runs on every Labwright machine (CI included); without it this test cannot say anything.
     expect(redisUp, 'Redis at 127.0.0.1:6379 is needed for the shared rate limit').toBe(true);
