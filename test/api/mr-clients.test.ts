@@ -36,6 +36,32 @@ describe('@gitbeaker/rest', () => {
     expect(await repo(s, pid).branchSha('main')).toBe(merged.merge_commit_sha);
     await expect(api.MergeRequests.merge(pid, 1)).rejects.toThrow(/405|Method Not Allowed/);
   });
+
+  it('MergeRequestNotes and MergeRequestDiscussions: a review bot comments, opens a thread, resolves it', async () => {
+    const api = new Gitlab({ host: s.url, token: ROOT_TOKEN });
+    await commit(s, pid, 'gbn', { 'n.txt': 'n' }, { from: 'main' });
+    const mr = await api.MergeRequests.create(pid, 'gbn', 'main', 'Notes from gitbeaker');
+    const note = await api.MergeRequestNotes.create(pid, mr.iid, 'Pipeline passed', { internal: true });
+    expect([note.body, note.internal, note.noteable_iid]).toEqual(['Pipeline passed', true, mr.iid]);
+    const edited = await api.MergeRequestNotes.edit(pid, mr.iid, note.id, { body: 'Pipeline passed again' });
+    expect(edited.body).toBe('Pipeline passed again');
+    expect((await api.MergeRequestNotes.show(pid, mr.iid, note.id)).body).toBe('Pipeline passed again');
+    const thread = await api.MergeRequestDiscussions.create(pid, mr.iid, 'Consider a constant here');
+    expect(thread.individual_note).toBe(false);
+    const reply = await api.MergeRequestDiscussions.addNote(pid, mr.iid, thread.id, 'Done');
+    expect(reply.body).toBe('Done');
+    const first = thread.notes![0]!;
+    const resolved = await api.MergeRequestDiscussions.editNote(pid, mr.iid, thread.id, first.id, { resolved: true });
+    expect(resolved.resolved).toBe(true);
+    const all = await api.MergeRequestDiscussions.all(pid, mr.iid);
+    expect(all.map((d) => d.notes!.map((n) => n.body))).toEqual([['Pipeline passed again'], ['Consider a constant here', 'Done']]);
+    const notes = await api.MergeRequestNotes.all(pid, mr.iid, { sort: 'asc', orderBy: 'created_at' });
+    expect(notes.map((n) => n.body)).toEqual(['Pipeline passed again', 'Consider a constant here', 'Done']);
+    await api.MergeRequestDiscussions.removeNote(pid, mr.iid, thread.id, reply.id);
+    await api.MergeRequestNotes.remove(pid, mr.iid, note.id);
+    expect((await api.MergeRequests.show(pid, mr.iid)).user_notes_count).toBe(1);
+    await expect(api.MergeRequestNotes.show(pid, mr.iid, note.id)).rejects.toThrow(/404|Not found/);
+  });
 });
 
 describe('python-gitlab style', () => {

@@ -65,6 +65,24 @@ out["mr_iid"] = mr.iid
 out["mr_list"] = [m.iid for m in p.mergerequests.list(state="opened", get_all=True)]
 mr = p.mergerequests.get(mr.iid)
 out["mr_changes"] = len(mr.changes()["changes"])
+
+# Comments and threads, as a review bot writes them
+note = mr.notes.create({"body": "Build passed"})
+note.body = "Build passed (edited)"
+note.save()
+out["mr_notes"] = [n.body for n in mr.notes.list(get_all=True)]
+thread = mr.discussions.create({"body": "Please add a test"})
+thread.notes.create({"body": "Added"})
+thread = mr.discussions.get(thread.id)
+thread.resolved = True
+thread.save()
+thread = mr.discussions.get(thread.id)
+out["mr_thread"] = [[n["body"], n["resolved"]] for n in thread.attributes["notes"]]
+out["mr_discussions"] = len(mr.discussions.list(get_all=True))
+out["mr_user_notes_count"] = p.mergerequests.get(mr.iid).user_notes_count
+mr.notes.delete(note.id)
+out["mr_notes_after_delete"] = len(mr.notes.list(get_all=True))
+
 mr.merge()
 mr = p.mergerequests.get(mr.iid)
 out["mr_state"] = mr.state
