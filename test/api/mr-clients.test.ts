@@ -61,6 +61,13 @@ describe('@gitbeaker/rest', () => {
     await api.MergeRequestNotes.remove(pid, mr.iid, note.id);
     expect((await api.MergeRequests.show(pid, mr.iid)).user_notes_count).toBe(1);
     await expect(api.MergeRequestNotes.show(pid, mr.iid, note.id)).rejects.toThrow(/404|Not found/);
+    // A thread on a line of the diff, the way review bots post them.
+    const refs = (await api.MergeRequests.show(pid, mr.iid)).diff_refs as { base_sha: string; start_sha: string; head_sha: string };
+    const onLine = await api.MergeRequestDiscussions.create(pid, mr.iid, 'Typo here', {
+      position: { baseSha: refs.base_sha, startSha: refs.start_sha, headSha: refs.head_sha, positionType: 'text', newPath: 'n.txt', newLine: '1' },
+    });
+    expect(onLine.notes![0]!.type).toBe('DiffNote');
+    expect((onLine.notes![0] as unknown as { position: { new_path: string; new_line: number } }).position).toMatchObject({ new_path: 'n.txt', new_line: 1 });
   });
 });
 

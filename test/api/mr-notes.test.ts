@@ -288,8 +288,8 @@ describe('merge request discussions', () => {
     expect([r.status, r.body]).toEqual([404, { message: '404 Discussion Not Found' }]);
     r = await s.request('GET', `${base}/discussions/nope/notes`, { token: dev.token });
     expect([r.status, r.body]).toEqual([404, { message: '404 Notes Not Found' }]);
-    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'on a line', position: { base_sha: 'a', start_sha: 'b', head_sha: 'c', position_type: 'text' } } });
-    expect(r.status).toBe(400);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'on a line', position: { base_sha: 'a', start_sha: 'b', head_sha: 'c', position_type: 'text', new_path: 'x', new_line: 1 } } });
+    expect([r.status, r.body]).toEqual([400, { message: `400 Bad request - Note {:line_code=>["can't be blank", "must be a valid line code"]}` }]);
     expect((await s.request('GET', `${base}/discussions`, { token: dev.token })).body).toHaveLength(1);
   });
 
@@ -307,6 +307,66 @@ describe('merge request discussions', () => {
     // Resolving again keeps the first resolver.
     const again = await s.request('PUT', `${base}/discussions/${thread.id}`, { token: dev.token, json: { resolved: true } });
     expect(again.body.notes[0].resolved_by.username).toBe('nauthor');
+  });
+
+  it('threads on lines of the diff (DiffNote): added, removed and unchanged lines, and lines the diff does not show', async () => {
+    const proj = (await createProject(s, 'diffnotes', { visibility: 'public' })).id;
+    await commit(s, proj, 'main', { 'code.txt': 'a\nb\nc\nd\ne\n' });
+    await commit(s, proj, 'dn', { 'code.txt': 'a\nB\nc\nd\ne\nf\n' }, { from: 'main' });
+    const mr = await openMr(s, proj, 'dn');
+    const base = `/projects/${proj}/merge_requests/${mr.iid}`;
+    const refs = (await s.request('GET', base)).body.diff_refs;
+    const at = (lines: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      body: 'here', position: { ...refs, position_type: 'text', new_path: 'code.txt', old_path: 'code.txt', ...lines, ...extra },
+    });
+    // An added line by new_line alone.
+    let r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 2 }) });
+    expect(r.status).toBe(201);
+    const note = r.body.notes[0];
+    expect(Object.keys(note)).toEqual([...THREAD_NOTE_KEYS.slice(0, 11), 'commit_id', 'position', ...THREAD_NOTE_KEYS.slice(11)]);
+    expect(note).toMatchObject({ type: 'DiffNote', resolvable: true, resolved: false, commit_id: null });
+    expect(note.position).toEqual({ ...refs, old_path: 'code.txt', new_path: 'code.txt', position_type: 'text', old_line: null, new_line: 2, line_range: null });
+    const thread = r.body.id;
+    // A removed line by old_line alone; an unchanged line by both; form-style nested keys as python-gitlab sends them.
+    expect((await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ old_line: 2 }) })).status).toBe(201);
+    expect((await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ old_line: 3, new_line: 3 }) })).status).toBe(201);
+    const form: Record<string, string> = { body: 'form' };
+    for (const [k, v] of Object.entries({ ...refs, position_type: 'text', new_path: 'code.txt', new_line: '6' })) form[`position[${k}]`] = String(v);
+    expect((await s.request('POST', `${base}/discussions`, { token: dev.token, form })).status).toBe(201);
+    // What the diff does not show is GitLab's line code error; nothing is written.
+    const invalid = { message: `400 Bad request - Note {:line_code=>["can't be blank", "must be a valid line code"]}` };
+    for (const lines of [{ new_line: 3 }, { old_line: 2, new_line: 2 }, { new_line: 40 }]) {
+      r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at(lines) });
+      expect([r.status, r.body]).toEqual([400, invalid]);
+    }
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 2 }, { new_path: 'other.txt', old_path: 'other.txt' }) });
+    expect([r.status, r.body]).toEqual([400, invalid]);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 2 }, { head_sha: 'f'.repeat(40) }) });
+    expect([r.status, r.body]).toEqual([400, invalid]);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({}) });
+    expect(r.body.message).toContain(':position=>["is incomplete"]');
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'x', position: { head_sha: refs.head_sha } } });
+    expect([r.status, r.body]).toEqual([400, { error: 'position[base_sha] is missing' }]);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 2 }, { position_type: 'sound' }) });
+    expect([r.status, r.body]).toEqual([400, { error: 'position[position_type] does not have a valid value' }]);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 'two' }) });
+    expect([r.status, r.body]).toEqual([400, { error: 'position[new_line] is invalid' }]);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'x', position: 'here' } });
+    expect([r.status, r.body]).toEqual([400, { error: 'position is invalid' }]);
+    // A comment on the whole file.
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'file', position: { ...refs, position_type: 'file', new_path: 'code.txt' } } });
+    expect([r.status, r.body.notes[0].position.position_type, r.body.notes[0].position.old_path]).toEqual([201, 'file', 'code.txt']);
+
+    // A reply is a DiffNote at the same place; the thread resolves like any other.
+    r = await s.request('POST', `${base}/discussions/${thread}/notes`, { token: reporter.token, json: { body: 'fixed' } });
+    expect([r.body.type, r.body.position.new_line]).toEqual(['DiffNote', 2]);
+    // dev is not a member of this project: commenting is open to them, resolving is not.
+    expect((await s.request('PUT', `${base}/discussions/${thread}`, { token: dev.token, json: { resolved: true } })).status).toBe(403);
+    r = await s.request('PUT', `${base}/discussions/${thread}`, { json: { resolved: true } });
+    expect(r.body.notes.map((n: any) => n.resolved)).toEqual([true, true]);
+    r = await s.request('GET', `${base}/discussions`, { token: dev.token });
+    expect(r.body).toHaveLength(5);
+    expect(r.body.every((d: any) => d.individual_note === false)).toBe(true);
   });
 
   it('notes go with their merge request', async () => {

@@ -15,10 +15,15 @@ export const notes: LabwrightMigration = {
       .addColumn('body', 'text', (c) => c.notNull())
       // 40 hexadecimal characters; the notes of one thread share it.
       .addColumn('discussion_id', 'text', (c) => c.notNull())
-      // null (a comment), 'DiscussionNote' (a note of a thread).
+      // null (a comment), 'DiscussionNote' (a note of a thread), 'DiffNote' (of a thread on the diff).
       .addColumn('type', 'text')
       .addColumn('system', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('internal', 'integer', (c) => c.notNull().defaultTo(0))
+      // A thread on a line of the diff (DiffNote): GitLab's position as JSON, its line code, and
+      // the commit it was written on when one was named.
+      .addColumn('position', 'text')
+      .addColumn('line_code', 'text')
+      .addColumn('commit_id', 'text')
       .addColumn('resolved_at', 'text')
       .addColumn('resolved_by_id', 'integer')
       .addColumn('updated_by_id', 'integer')

@@ -140,6 +140,10 @@ export interface NotesTable {
   type: string | null;
   system: Generated<number>;
   internal: Generated<number>;
+  /** JSON of GitLab's diff position (DiffNote). */
+  position: string | null;
+  line_code: string | null;
+  commit_id: string | null;
   resolved_at: string | null;
   resolved_by_id: number | null;
   updated_by_id: number | null;

@@ -15,6 +15,11 @@ export type NoteRow = Selectable<NotesTable>;
 
 export const NOTEABLE_MR = 'MergeRequest';
 
+/** The notes that can be resolved: those of threads (GitLab's ResolvableNote::RESOLVABLE_TYPES). */
+export const RESOLVABLE_TYPES = ['DiscussionNote', 'DiffNote'];
+
+export type NoteType = 'DiscussionNote' | 'DiffNote' | null;
+
 /** GitLab's discussion ids: 40 hexadecimal characters. */
 export function newDiscussionId(): string {
   return randomBytes(20).toString('hex');
@@ -43,7 +48,7 @@ async function recount(trx: Transaction<DB>, mrId: number): Promise<void> {
         .where('noteable_id', '=', mrId)
         .where('noteable_type', '=', NOTEABLE_MR)
         .where('system', '=', 0)
-        .where('type', '=', 'DiscussionNote')
+        .where('type', 'in', RESOLVABLE_TYPES)
         .where('resolved_at', 'is', null),
     }))
     .where('id', '=', mrId)
@@ -69,7 +74,9 @@ export interface NewNote {
   authorId: number;
   body: string;
   /** A comment (null) or the first note of a thread. Ignored for a reply. */
-  type: 'DiscussionNote' | null;
+  type: NoteType;
+  /** A thread on the diff: the position (JSON), its line code, and the commit named. */
+  diff?: { position: string; lineCode: string | null; commitId: string | null };
   internal: boolean;
   /** Set by an Owner or administrator (then also the note's updated_at). */
   createdAt?: string;
@@ -87,7 +94,8 @@ export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow |
     const now = nowIso();
     await touch(trx, n.mrId, now);
     const created = n.createdAt ?? now;
-    let type = n.type;
+    let type: NoteType = n.type;
+    let diff = n.diff ?? null;
     let internal = n.internal;
     let discussionId = newDiscussionId();
     let resolvedAt: string | null = null;
@@ -98,10 +106,13 @@ export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow |
         await trx.updateTable('notes').set({ type: 'DiscussionNote' }).where('id', 'in', thread.map((t) => t.id)).execute();
         for (const t of thread) t.type = 'DiscussionNote';
       }
-      type = 'DiscussionNote';
-      internal = thread[0]!.internal === 1;
+      // A reply takes the thread's kind, and on the diff its position (GitLab's reply_attributes).
+      const first = thread[0]!;
+      type = first.type === 'DiffNote' ? 'DiffNote' : 'DiscussionNote';
+      diff = first.position === null ? null : { position: first.position, lineCode: first.line_code, commitId: first.commit_id };
+      internal = first.internal === 1;
       discussionId = n.inReplyTo;
-      const resolvable = thread.filter((t) => t.system === 0 && t.type === 'DiscussionNote');
+      const resolvable = thread.filter((t) => t.system === 0 && RESOLVABLE_TYPES.includes(t.type ?? ''));
       if (resolvable.length > 0 && resolvable.every((t) => t.resolved_at !== null)) resolvedAt = now;
     }
     const row = {
@@ -114,6 +125,9 @@ export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow |
       type,
       system: 0,
       internal: internal ? 1 : 0,
+      position: diff?.position ?? null,
+      line_code: diff?.lineCode ?? null,
+      commit_id: diff?.commitId ?? null,
       resolved_at: resolvedAt,
       resolved_by_id: resolvedAt ? n.authorId : null,
       updated_by_id: null,
@@ -158,7 +172,7 @@ export async function setResolved(app: AppContext, mrId: number, noteIds: number
       .set(resolved ? { resolved_at: now, resolved_by_id: userId, updated_at: now } : { resolved_at: null, resolved_by_id: null, updated_at: now })
       .where('id', 'in', noteIds)
       .where('noteable_id', '=', mrId)
-      .where('type', '=', 'DiscussionNote')
+      .where('type', 'in', RESOLVABLE_TYPES)
       .where('system', '=', 0);
     q = resolved ? q.where('resolved_at', 'is', null) : q.where('resolved_at', 'is not', null);
     await q.execute();

@@ -1,14 +1,15 @@
 // Note and Discussion presenters named after GitLab's Entities::Note and Entities::Discussion.
 // Field order follows GitLab.
 import type { UserRefRow } from '../../../db/repositories/users.js';
+import { presentPosition } from '../../../services/merge-requests/diff-position.js';
 import { presentUserBasic } from './user.js';
 
 export type { NoteRow } from '../../../services/merge-requests/notes.js';
 import type { NoteRow } from '../../../services/merge-requests/notes.js';
 
-/** Only threads' notes on merge requests can be resolved (GitLab's DiscussionNote; no system note). */
+/** Only threads' notes on merge requests can be resolved (DiscussionNote, DiffNote; no system note). */
 export function isResolvable(n: Pick<NoteRow, 'type' | 'system'>): boolean {
-  return n.type === 'DiscussionNote' && n.system === 0;
+  return (n.type === 'DiscussionNote' || n.type === 'DiffNote') && n.system === 0;
 }
 
 export interface NotePresentCtx {
@@ -38,6 +39,10 @@ export function presentNote(n: NoteRow, ctx: NotePresentCtx): Record<string, unk
     noteable_type: n.noteable_type,
     project_id: n.project_id,
   };
+  if (n.type === 'DiffNote') {
+    out.commit_id = n.commit_id;
+    out.position = n.position === null ? null : presentPosition(n.position);
+  }
   const resolvable = isResolvable(n);
   out.resolvable = resolvable;
   if (resolvable) {

@@ -21,6 +21,9 @@ import {
 } from '../../../services/merge-requests/notes.js';
 import { isResolvable, noteUserIds, presentDiscussion, presentNote } from '../entities/note.js';
 import { mrFromPath, type MrProject } from './context.js';
+import { DIFF_LIMITS } from './diff-routes.js';
+import { checkPosition, readPosition } from '../../../services/merge-requests/diff-position.js';
+import { repoFor } from '../../../services/merge-requests/git-ops.js';
 import type { MrRow } from '../../../services/merge-requests/rows.js';
 
 type NoteScope = MrProject & { mr: MrRow };
@@ -205,11 +208,15 @@ async function showDiscussion(c: Ctx) {
 async function createDiscussion(c: Ctx) {
   const s = await scope(c);
   const params = newNoteParams(c, s);
-  // GITLAB-COMPAT: threads on lines of the diff (DiffNote, `position`) are not supported yet.
-  if (c.params.has('position')) throw badRequest('position is not supported: Labwright has no diff notes yet');
-  if (c.params.has('commit_id')) c.params.string('commit_id');
+  const position = c.params.has('position') ? readPosition(c.params.raw.position) : null;
+  const commitId = c.params.string('commit_id') ?? null;
   if (!mayWrite(c, s)) throw forbidden();
-  const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: 'DiscussionNote', ...params });
+  let diff: { position: string; lineCode: string | null; commitId: string | null } | undefined;
+  if (position) {
+    const checked = await checkPosition(repoFor(c.app, s.mr.source_project_id), position, DIFF_LIMITS);
+    diff = { position: JSON.stringify(checked.position), lineCode: checked.lineCode, commitId: commitId && /^[0-9a-f]{7,64}$/i.test(commitId) ? commitId : null };
+  }
+  const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: position ? 'DiffNote' : 'DiscussionNote', diff, ...params });
   return (await present(c, s, [note!])).thread([note!]);
 }
 

@@ -314,6 +314,7 @@ export const Note = obj(
     noteable_id: Int(),
     noteable_type: Str(),
     project_id: Int(),
+    ...optional({ commit_id: NStr(), position: nullable(obj({ base_sha: Str(), start_sha: Str(), head_sha: Str(), old_path: NStr(), new_path: NStr(), position_type: Str() })) }),
     resolvable: Bool(),
     ...optional({ resolved: Bool(), resolved_by: nullable(UserBasic), resolved_at: NTime() }),
     confidential: Bool(),
