@@ -115,7 +115,14 @@ describe('merge request notes', () => {
     expect([r.status, r.body]).toEqual([400, { error: 'body is invalid' }]);
     r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'x'.repeat(1_000_001) } });
     expect(r.status).toBe(400);
-    r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'x', created_at: 'yesterday' } });
+    r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: null } });
+    expect([r.status, r.body]).toEqual([400, { message: `400 Bad request - Note {:note=>["can't be blank"]}` }]);
+    r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: null } });
+    expect([r.status, r.body]).toEqual([400, { message: `400 Bad request - Note {:note=>["can't be blank"]}` }]);
+    // An Owner's date must be a date; anyone else's is not read at all.
+    r = await s.request('POST', `${base}/notes`, { json: { body: 'x', created_at: 'yesterday' } });
+    expect([r.status, r.body]).toEqual([400, { error: 'created_at is invalid' }]);
+    r = await s.request('POST', `${base}/notes`, { json: { body: 'x', created_at: '1969-12-31T00:00:00Z' } });
     expect([r.status, r.body]).toEqual([400, { error: 'created_at is invalid' }]);
     r = await s.request('GET', `${base}/notes?sort=sideways`, { token: dev.token });
     expect([r.status, r.body]).toEqual([400, { error: 'sort does not have a valid value' }]);
@@ -127,6 +134,16 @@ describe('merge request notes', () => {
     expect(r.status).toBe(404);
     expect((await s.request('GET', `${base}/notes`, { token: dev.token })).body).toEqual([]);
     expect((await s.request('GET', base)).body.user_notes_count).toBe(0);
+    r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'dated by a Developer', created_at: 'yesterday' } });
+    expect([r.status, r.body.created_at.startsWith(new Date().toISOString().slice(0, 4))]).toEqual([201, true]);
+    // Edits: a null body is empty; confidentiality cannot change.
+    r = await s.request('PUT', `${base}/notes/${r.body.id}`, { token: dev.token, json: { body: null } });
+    expect([r.status, r.body]).toEqual([400, { error: 'body is empty' }]);
+    const id = (await s.request('GET', `${base}/notes`, { token: dev.token })).body[0].id;
+    r = await s.request('PUT', `${base}/notes/${id}`, { token: dev.token, json: { body: 'y', confidential: true } });
+    expect([r.status, r.body]).toEqual([400, { message: '400 Bad request - Note {:confidential=>["can not be changed for existing notes"]}' }]);
+    r = await s.request('PUT', `${base}/notes/${id}`, { token: dev.token, json: { body: 'y', confidential: false } });
+    expect([r.status, r.body.body]).toEqual([200, 'y']);
   });
 
   it('who may read and write: signed in only, the merge request readable, archived projects read-only', async () => {
@@ -141,7 +158,9 @@ describe('merge request notes', () => {
     const pbase = `/projects/${privPid}/merge_requests/${priv.iid}`;
     expect((await s.request('GET', `${pbase}/notes`, { token: outsider.token })).status).toBe(404);
     expect((await s.request('POST', `${pbase}/notes`, { token: outsider.token, json: { body: 'x' } })).status).toBe(404);
-    expect((await s.request('GET', `${pbase}/notes`, { token: guest.token })).status).toBe(403);
+    // A Guest of a private project does not read its merge requests: 404, as GitLab's finder of readable ones.
+    expect((await s.request('GET', `${pbase}/notes`, { token: guest.token })).body).toEqual({ message: '404 Not found' });
+    expect((await s.request('POST', `${pbase}/discussions`, { token: guest.token, json: { body: 'x' } })).status).toBe(404);
     expect((await s.request('POST', `${pbase}/notes`, { token: reporter.token, json: { body: 'reporter here' } })).status).toBe(201);
     // An archived project takes no notes.
     const arch = (await createProject(s, 'notes-archived', { visibility: 'public' })).id;
@@ -183,6 +202,9 @@ describe('merge request notes', () => {
     expect([r.body.created_at, r.body.updated_at]).toEqual(['2020-01-02T03:04:05.000Z', '2020-01-02T03:04:05.000Z']);
     r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'dated?', created_at: '2020-01-02T03:04:05Z' } });
     expect(r.body.created_at.startsWith('2020')).toBe(false);
+    // The discussions API takes no `internal`: a thread is never internal.
+    r = await s.request('POST', `${base}/discussions`, { token: reporter.token, json: { body: 'thread', internal: true } });
+    expect(r.body.notes[0].internal).toBe(false);
   });
 });
 
@@ -376,5 +398,9 @@ describe('merge request discussions', () => {
     expect((await s.request('DELETE', base)).status).toBe(204);
     const left = await s.app.lw.db.selectFrom('notes').select('id').where('noteable_id', '=', mr.id).execute();
     expect(left).toEqual([]);
+    // A note written after the merge request was read but deleted is refused, not left behind.
+    const { createNote } = await import('../../src/services/merge-requests/notes.js');
+    await expect(createNote(s.app.lw, { projectId: pid, mrId: mr.id, authorId: dev.id, body: 'late', type: null, internal: false })).rejects.toMatchObject({ status: 404 });
+    expect(await s.app.lw.db.selectFrom('notes').select('id').where('noteable_id', '=', mr.id).execute()).toEqual([]);
   });
 });

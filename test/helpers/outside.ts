@@ -34,6 +34,26 @@ export async function runOutside(
   }
 }
 
+/** The rows of one query (written with `?` placeholders) run as runOutside runs a statement. */
+export async function queryOutside(where: { dataDir: string; databaseUrl: string | null }, query: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+  if (!where.databaseUrl) {
+    const db = new BetterSqlite3(join(where.dataDir, 'labwright.sqlite3'), { readonly: true });
+    try {
+      return db.prepare(query).all(...params) as Array<Record<string, unknown>>;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: where.databaseUrl });
+  await client.connect();
+  try {
+    let n = 0;
+    return (await client.query(query.replace(/\?/g, () => `$${++n}`), params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Polls `check` (which may be asynchronous) every 20 ms; false if it is still false after `ms`. */
 export async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;

@@ -135,6 +135,24 @@ describe(`two processes on one ${DB_KIND} database`, () => {
     const row = await rr('PUT', `/projects/${projectId}`, { json: { only_allow_merge_if_all_discussions_are_resolved: true } });
     expect(row.status).toBe(200);
     expect((await rr('GET', base)).body.blocking_discussions_resolved).toBe(unresolved === 0);
+
+    // A merge request deleted while notes are written to it, through both processes: no 5xx, no
+    // deadlock, and no note left behind.
+    expect((await rr('POST', `/projects/${projectId}/repository/branches`, { json: { branch: 'mpn2', ref: 'main' } })).status).toBe(201);
+    const doomed = await rr('POST', `/projects/${projectId}/merge_requests`, { json: { source_branch: 'mpn2', target_branch: 'main', title: 'doomed' } });
+    const dbase = `/projects/${projectId}/merge_requests/${doomed.body.iid}`;
+    const seed = await rr('POST', `${dbase}/discussions`, { json: { body: 'first' } });
+    const race = await pool(30, 12, (i) => {
+      if (i === 12) return rr('DELETE', dbase);
+      if (i % 3 === 0) return rr('PUT', `${dbase}/discussions/${seed.body.id}`, { json: { resolved: i % 2 === 0 } });
+      return rr('POST', `${dbase}/${i % 2 ? 'notes' : `discussions/${seed.body.id}/notes`}`, { json: { body: `racing ${i}` } });
+    });
+    const bad = race.filter((r) => r.status >= 500 || r.status === 0 || ![200, 201, 204, 404].includes(r.status)).map((r) => `${r.status} ${r.text.slice(0, 200)}`);
+    expect(bad, outputs()).toEqual([]);
+    expect(race[12]!.status).toBe(204);
+    const { queryOutside } = await import('../helpers/outside.js');
+    const left = await queryOutside(inst, 'select count(*) as n from notes where noteable_id = ?', [doomed.body.id]);
+    expect(Number(left[0]!.n)).toBe(0);
   }, 180_000);
 
   it('the anonymous rate limit is one budget across both processes', async () => {

@@ -10,6 +10,7 @@ import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import type { NotesTable } from '../../db/tables/merge-requests.js';
 import type { Selectable } from 'kysely';
+import { notFound } from '../../http/errors.js';
 
 export type NoteRow = Selectable<NotesTable>;
 
@@ -28,8 +29,13 @@ export function newDiscussionId(): string {
 /** GitLab's limit on a note's length (Note validates `note` at most 1,000,000 characters). */
 export const MAX_NOTE_LENGTH = 1_000_000;
 
+/**
+ * Touches the merge request (taking its row lock); 404 when it was deleted since it was read, so
+ * no note is written to a merge request that is gone.
+ */
 async function touch(trx: Transaction<DB>, mrId: number, now: string): Promise<void> {
-  await trx.updateTable('merge_requests').set({ updated_at: now }).where('id', '=', mrId).execute();
+  const res = await trx.updateTable('merge_requests').set({ updated_at: now }).where('id', '=', mrId).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) throw notFound();
 }
 
 async function recount(trx: Transaction<DB>, mrId: number): Promise<void> {
@@ -160,13 +166,16 @@ export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> 
 }
 
 /**
- * Resolves (or reopens) the resolvable notes among `noteIds`: a whole thread, or one note. Notes
- * already in that state keep their resolver and time. Returns the notes as they are afterwards.
+ * Resolves (or reopens) the resolvable notes of a whole thread (read again under the merge
+ * request's lock, so a reply that just arrived is included) or one note. Notes already in that
+ * state keep their resolver and time. Returns the notes as they are afterwards.
  */
-export async function setResolved(app: AppContext, mrId: number, noteIds: number[], resolved: boolean, userId: number): Promise<NoteRow[]> {
+export async function setResolved(app: AppContext, mrId: number, target: { discussionId: string } | { noteId: number }, resolved: boolean, userId: number): Promise<NoteRow[]> {
   return app.database.transaction(async (trx) => {
     const now = nowIso();
     await touch(trx, mrId, now);
+    const noteIds = 'noteId' in target ? [target.noteId] : (await threadNotes(trx, mrId, target.discussionId)).map((n) => n.id);
+    if (noteIds.length === 0) return [];
     let q = trx
       .updateTable('notes')
       .set(resolved ? { resolved_at: now, resolved_by_id: userId, updated_at: now } : { resolved_at: null, resolved_by_id: null, updated_at: now })

@@ -365,6 +365,9 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
 
 export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<void> {
   await app.database.transaction(async (trx) => {
+    // The merge request's row lock first, as every note write takes it before its notes: the
+    // other order deadlocks with them on PostgreSQL, or misses a note one commits meanwhile.
+    await trx.updateTable('merge_requests').set({ updated_at: nowIso() }).where('id', '=', mr.id).execute();
     for (const table of ['merge_request_assignees', 'merge_request_reviewers', 'merge_request_labels', 'merge_request_approvals'] as const) {
       await trx.deleteFrom(table).where('merge_request_id', '=', mr.id).execute();
     }

@@ -28,21 +28,22 @@ export function canReadMrs(c: Ctx, info: ProjectInfo, access: number): boolean {
 /** The project of `:id` whose merge requests the caller may read (404 / 403 otherwise). */
 export async function mrProject(
   c: Ctx,
-  opts: { write?: boolean; alsoRead?: NonNullable<Parameters<typeof findProject>[2]>['alsoRead'] } = {},
+  opts: { write?: boolean; alsoRead?: NonNullable<Parameters<typeof findProject>[2]>['alsoRead']; hidden?: boolean } = {},
 ): Promise<MrProject & { also?: Record<string, unknown[]> }> {
   const found = await findProject(c, String(c.params.raw.id ?? ''), { alsoRead: opts.alsoRead });
   const info = { project: found.project, namespace: found.namespace };
-  if (!canReadMrs(c, info, found.access)) throw forbidden();
+  // `hidden`: routes that find the merge request through a finder of readable ones (notes) say 404.
+  if (!canReadMrs(c, info, found.access)) throw opts.hidden ? notFound() : forbidden();
   if (opts.write && !c.user) throw unauthorized();
   return { info, access: found.access, also: found.also };
 }
 
 /** Project + merge request by iid; unknown iid: `404 Not found` (ActiveRecord's wording). */
-export async function mrFromPath(c: Ctx, opts: { write?: boolean } = {}): Promise<MrProject & { mr: MrRow }> {
+export async function mrFromPath(c: Ctx, opts: { write?: boolean; hidden?: boolean } = {}): Promise<MrProject & { mr: MrRow }> {
   const iid = pathId(String(c.params.raw.merge_request_iid ?? ''));
   // On PostgreSQL the request is read with its project (one round trip); on SQLite after it.
   const alsoRead = iid >= 0 ? (projectId: number) => ({ mr: mrByIid.with(projectId, iid) }) : undefined;
-  const { also, ...p } = await mrProject(c, { write: opts.write, alsoRead });
+  const { also, ...p } = await mrProject(c, { write: opts.write, alsoRead, hidden: opts.hidden });
   if (iid < 0) throw notFound();
   const mr = also ? (also.mr[0] as MrRow | undefined) : await findMrByIid(c.app.db, p.info.project.id, iid);
   if (!mr) throw notFound();

@@ -28,10 +28,13 @@ import type { MrRow } from '../../../services/merge-requests/rows.js';
 
 type NoteScope = MrProject & { mr: MrRow };
 
-/** The merge request of the path, for a signed-in caller who may read it. */
+/**
+ * The merge request of the path, for a signed-in caller who may read it: `404 Not found` when the
+ * caller may see the project but not its merge requests, as GitLab's finder of readable ones.
+ */
 async function scope(c: Ctx): Promise<NoteScope> {
   c.requireUser();
-  return mrFromPath(c);
+  return mrFromPath(c, { hidden: true });
 }
 
 function isAdmin(c: Ctx): boolean {
@@ -108,27 +111,47 @@ async function findThread(c: Ctx, s: NoteScope, resource = 'Discussion'): Promis
   return notes;
 }
 
-/** A note's body as GitLab validates it (Note: present, at most 1,000,000 characters). */
-function noteBody(c: Ctx, opts: { blankIsEmpty?: boolean } = {}): string | undefined {
-  const body = c.params.string('body', opts.blankIsEmpty ? { allowBlank: false } : undefined);
-  if (body === undefined) return undefined;
-  if (body.trim() === '') throw badRequest(`Note {:note=>["can't be blank"]}`);
+const BLANK = `Note {:note=>["can't be blank"]}`;
+
+/** A note's length as GitLab validates it (Note: present, at most 1,000,000 characters). */
+function checkBody(body: string): string {
+  if (body.trim() === '') throw badRequest(BLANK);
   if (body.length > MAX_NOTE_LENGTH) throw badRequest(`Note {:note=>["is too long (maximum is ${MAX_NOTE_LENGTH} characters)"]}`);
   return body;
 }
 
-/** The parameters of a new note or thread (body, internal, created_at), checked before anything is written. */
-function newNoteParams(c: Ctx, s: NoteScope) {
+/** The required `body` of a new note (null is blank, as Grape lets it through to the validation). */
+function newBody(c: Ctx): string {
   if (!c.params.has('body')) throw paramError('body is missing');
-  const body = noteBody(c)!;
+  if (c.params.raw.body === null) throw badRequest(BLANK);
+  return checkBody(c.params.string('body')!);
+}
+
+/** The optional new `body` of an edit (allow_blank: false). */
+function editedBody(c: Ctx): string | undefined {
+  if (c.params.has('body') && c.params.raw.body === null) throw paramError('body is empty');
+  const body = c.params.string('body', { allowBlank: false });
+  return body === undefined ? undefined : checkBody(body);
+}
+
+/**
+ * `created_at` of a new note: only an Owner or an administrator may date one (GitLab's
+ * set_note_created_at); from anyone else it is ignored, unread. A date that cannot be used is 400.
+ */
+function noteCreatedAt(c: Ctx, s: NoteScope): string | undefined {
+  if (!isAdmin(c) && s.access < AccessLevel.OWNER) return undefined;
+  const at = c.params.datetime('created_at');
+  if (at !== undefined && Date.parse(at) < 0) throw paramError('created_at is invalid');
+  return at;
+}
+
+/** The parameters of a new comment (body, internal, created_at), checked before anything is written. */
+function newNoteParams(c: Ctx, s: NoteScope) {
+  const body = newBody(c);
   // `confidential` is the deprecated name of `internal`; only Reporters and up may set either.
   const internal = (c.params.bool('internal') || c.params.bool('confidential')) === true && readsInternal(c, s);
-  // Only an Owner or an administrator may date a note (set_note_created_at); others' dates are ignored.
-  const createdAtRaw = c.params.datetime('created_at');
-  const createdAt = createdAtRaw && (isAdmin(c) || s.access >= AccessLevel.OWNER) ? createdAtRaw : undefined;
-  if (createdAt && Date.parse(createdAt) < 0) throw paramError('created_at is invalid');
   c.params.string('merge_request_diff_head_sha'); // accepted: it only matters to a /merge quick action, which Labwright does not run
-  return { body, internal, createdAt };
+  return { body, internal, createdAt: noteCreatedAt(c, s) };
 }
 
 async function listNotes(c: Ctx) {
@@ -159,9 +182,12 @@ async function createComment(c: Ctx) {
 }
 
 /** PUT of a note's body (both APIs); no body changes nothing. */
-async function editNote(c: Ctx, s: NoteScope, note: NoteRow) {
-  const body = noteBody(c, { blankIsEmpty: true });
+async function editNote(c: Ctx, s: NoteScope, note: NoteRow, opts: { confidential?: boolean } = {}) {
+  const body = editedBody(c);
+  // The notes API still declares `confidential`: it may not change (GitLab's UpdateService).
+  const confidential = opts.confidential ? c.params.bool('confidential') : undefined;
   if (!mayAdmin(c, s, note)) throw forbidden();
+  if (confidential !== undefined && confidential !== (note.internal === 1)) throw badRequest('Note {:confidential=>["can not be changed for existing notes"]}');
   let fresh: NoteRow | null = note;
   if (body !== undefined && body !== note.body) fresh = await updateNoteBody(c.app, note, body, c.user!.id);
   if (!fresh) throw notFound();
@@ -170,7 +196,7 @@ async function editNote(c: Ctx, s: NoteScope, note: NoteRow) {
 
 async function updateComment(c: Ctx) {
   const s = await scope(c);
-  return editNote(c, s, await findNote(c, s));
+  return editNote(c, s, await findNote(c, s), { confidential: true });
 }
 
 async function removeNote(c: Ctx) {
@@ -207,7 +233,8 @@ async function showDiscussion(c: Ctx) {
 
 async function createDiscussion(c: Ctx) {
   const s = await scope(c);
-  const params = newNoteParams(c, s);
+  // The discussions API takes no `internal`: a thread is never internal.
+  const params = { body: newBody(c), internal: false, createdAt: noteCreatedAt(c, s) };
   const position = c.params.has('position') ? readPosition(c.params.raw.position) : null;
   const commitId = c.params.string('commit_id') ?? null;
   if (!mayWrite(c, s)) throw forbidden();
@@ -230,10 +257,8 @@ async function listThreadNotes(c: Ctx) {
 async function reply(c: Ctx) {
   const s = await scope(c);
   await findThread(c, s);
-  if (!c.params.has('body')) throw paramError('body is missing');
-  const body = noteBody(c)!;
-  const createdAtRaw = c.params.datetime('created_at');
-  const createdAt = createdAtRaw && (isAdmin(c) || s.access >= AccessLevel.OWNER) ? createdAtRaw : undefined;
+  const body = newBody(c);
+  const createdAt = noteCreatedAt(c, s);
   if (!mayWrite(c, s)) throw forbidden();
   const note = await createNote(c.app, {
     projectId: s.info.project.id,
@@ -259,7 +284,7 @@ async function updateThreadNote(c: Ctx) {
   if (resolved === undefined) return editNote(c, s, note);
   if (!mayResolveNote(c, s, note)) throw forbidden();
   if (!isResolvable(note)) throw badRequest('Note is not resolvable');
-  const [fresh] = await setResolved(c.app, s.mr.id, [note.id], resolved, c.user!.id);
+  const [fresh] = await setResolved(c.app, s.mr.id, { noteId: note.id }, resolved, c.user!.id);
   if (!fresh) throw notFound();
   return (await present(c, s, [fresh])).one(fresh);
 }
@@ -271,7 +296,7 @@ async function resolveThread(c: Ctx) {
   const thread = await findThread(c, s);
   // A comment cannot be resolved: GitLab answers 403 (can_resolve? is false).
   if (!thread.some(isResolvable) || !mayResolveThread(c, s)) throw forbidden();
-  const fresh = await setResolved(c.app, s.mr.id, thread.map((n) => n.id), resolved, c.user!.id);
+  const fresh = await setResolved(c.app, s.mr.id, { discussionId: thread[0]!.discussion_id }, resolved, c.user!.id);
   if (fresh.length === 0) throw notFound('Discussion');
   return (await present(c, s, fresh)).thread(fresh);
 }
