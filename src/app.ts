@@ -112,8 +112,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const rateLimiter = await createRateLimiter(config.rateLimit, config.redisUrl);
   const responses = config.responseCache ? new ResponseCache(database) : null;
-  const ctx: AppContext = { config, database, db: database.db, rateLimiter, responses, reposDir, log: app.log, onClose: [] };
+  const ctx: AppContext = { config, database, db: database.db, rateLimiter, responses, reposDir, log: app.log, onClose: [], routes: [] };
   app.decorate('lw', ctx);
+  // printRoutes loses the static part before a wildcard (`/:tag/downloads/*` prints as `/:tag*`).
+  app.addHook('onRoute', function recordRoute(r) {
+    for (const method of [r.method].flat()) ctx.routes.push({ method, url: r.url });
+  });
 
   // An empty JSON body is an empty hash, as Rack reads it (clients send `Content-Type: application/json`
   // on body-less POSTs such as block/unblock); prototype poisoning is still refused.

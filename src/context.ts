@@ -19,4 +19,6 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Start-up tasks and shutdown hooks modules register (reconcilers, timers). */
   onClose: Array<() => Promise<void> | void>;
+  /** Every route as registered (method and URL with its prefix): the route fuzzer and the response registry test walk it. */
+  routes: Array<{ method: string; url: string }>;
 }

@@ -46,6 +46,7 @@ async function cliContext(): Promise<AppContext> {
     reposDir: join(config.dataDir, 'repositories'),
     log: log as never,
     onClose: [],
+    routes: [],
   };
   // Root is always user 1, even when the first command run on a fresh data dir is `user create`.
   await bootstrap(ctx);

@@ -25,6 +25,7 @@ import type {
 import type { ProjectsTable } from './tables/projects.js';
 import type { ProjectGroupLinksTable } from './tables/project-group-links.js';
 import type * as MR from './tables/merge-requests.js';
+import type * as Releases from './tables/releases.js';
 
 export interface DB {
   users: UsersTable;
@@ -58,6 +59,9 @@ export interface DB {
   merge_request_approvals: MR.MergeRequestApprovalsTable;
   award_emoji: MR.AwardEmojiTable;
   notes: MR.NotesTable;
+  releases: Releases.ReleasesTable;
+  release_links: Releases.ReleaseLinksTable;
+  release_milestones: Releases.ReleaseMilestonesTable;
   merge_request_blocks: MR.MergeRequestBlocksTable;
   ci_pipelines: MR.CiPipelinesTable;
   commit_statuses: MR.CommitStatusesTable;

@@ -18,6 +18,23 @@ const TREE_LINE = /^((?:│   |    )*)(?:├── |└── )(.*)$/;
  * and an onRoute hook would have to be added inside buildApp before the modules register.
  */
 export function discoverRoutes(app: FastifyInstance): FuzzRoute[] {
+  const recorded = (app as FastifyInstance & { lw?: { routes?: Array<{ method: string; url: string }> } }).lw?.routes;
+  if (recorded?.length) {
+    const gets = new Set(recorded.filter((r) => r.method === 'GET').map((r) => r.url));
+    const seen = new Set<string>();
+    const out: FuzzRoute[] = [];
+    for (const { method, url } of recorded) {
+      // HEAD is generated for every GET; fuzzed as a variant of the GET route instead.
+      if (method === 'HEAD' && gets.has(url)) continue;
+      const key = `${method} ${url}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const params = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((p) => p[1]);
+      if (url.includes('*')) params.push('*');
+      out.push({ method, path: url, params });
+    }
+    return out;
+  }
   const text = app.printRoutes({ commonPrefix: false });
   const stack: string[] = [];
   const out: FuzzRoute[] = [];

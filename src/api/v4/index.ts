@@ -14,6 +14,7 @@ import { registerNamespaceRoutes } from './namespaces/routes.js';
 import { registerPersonalAccessTokenRoutes } from './personal-access-tokens/routes.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { registerProjectShareRoutes } from './projects/share.js';
+import { registerReleaseRoutes } from './releases/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -36,6 +37,7 @@ export const apiModules: RouteModule[] = [
   registerPersonalAccessTokenRoutes,
   registerProjectRoutes,
   registerProjectShareRoutes,
+  registerReleaseRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

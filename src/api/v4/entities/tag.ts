@@ -3,18 +3,19 @@ import type { Commit, Tag } from '../../../git/index.js';
 import { gitlabTime, presentCommit } from './commit.js';
 
 /**
- * GITLAB-COMPAT: Labwright has no releases and no protected tags, so `release` is null and
- * `protected` false for every tag (as GitLab shows them for a tag without either). `commit` is
- * null for a tag of a tree or a blob.
+ * GITLAB-COMPAT: Labwright has no protected tags, so `protected` is false for every tag (as GitLab
+ * shows it for a tag without protection). `release` is the tag's release (GitLab's
+ * Entities::TagRelease: its tag name and description) or null. `commit` is null for a tag of a
+ * tree or a blob.
  */
-export function presentTag(tag: Tag, commit: Commit | null, projectWebUrl: string) {
+export function presentTag(tag: Tag, commit: Commit | null, projectWebUrl: string, release?: { tag: string; description: string | null } | null) {
   return {
     name: tag.name,
     // The annotation as written, without the line break git ends it with.
     message: tag.message === null ? null : tag.message.replace(/\n$/, ''),
     target: tag.sha,
     commit: commit ? presentCommit(commit, projectWebUrl) : null,
-    release: null,
+    release: release ? { tag_name: release.tag, description: release.description } : null,
     protected: false,
     created_at: tag.createdAt ? gitlabTime(tag.createdAt) : null,
   };

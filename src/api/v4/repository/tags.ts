@@ -13,6 +13,12 @@ import { commitPeople } from '../../../services/repository/identity.js';
 import { presentTag } from '../entities/tag.js';
 import { pathParam, requireParams } from './common.js';
 import { matchesSearch } from './branches.js';
+import type { UserRow } from '../../../db/repositories/users.js';
+import { deleteReleaseOfTag, releasesOfTags } from '../../../services/releases.js';
+
+async function releaseOfTag(c: Ctx, projectId: number, name: string) {
+  return (await releasesOfTags(c.app.db, projectId, [name])).get(name) ?? null;
+}
 
 /**
  * Tags with the commits they point to (one spawn for all commits). A tag of a tree or a blob, or
@@ -33,7 +39,7 @@ async function withCommits(pr: ProjectRepo, tags: Tag[]): Promise<Array<{ tag: T
 }
 
 /** A tag by name (one pushed with git may start with '-') with its commit, or null. */
-async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commit: Commit | null } | null> {
+export async function findTag(pr: ProjectRepo, name: string): Promise<{ tag: Tag; commit: Commit | null } | null> {
   const tag = await pr.repo.findTag(name);
   return tag ? (await withCommits(pr, [tag]))[0]! : null;
 }
@@ -60,7 +66,9 @@ async function listTags(c: Ctx) {
     const time = (x: { tag: Tag }) => (x.tag.creatorDate ? Date.parse(x.tag.creatorDate) || 0 : 0);
     items = items.sort((a, b) => dir * (time(a) - time(b)) || byName(a.tag, b.tag));
   }
-  return paginateArray(c, items).map((x) => presentTag(x.tag, x.commit, pr.webUrl));
+  const page = paginateArray(c, items);
+  const releases = await releasesOfTags(c.app.db, pr.project.id, page.map((x) => x.tag.name));
+  return page.map((x) => presentTag(x.tag, x.commit, pr.webUrl, releases.get(x.tag.name)));
 }
 
 // GET /projects/:id/repository/tags/:tag_name
@@ -68,19 +76,16 @@ async function showTag(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
   const found = await findTag(pr, pathParam(c, 'tag_name'));
   if (!found) throw notFound('Tag');
-  return presentTag(found.tag, found.commit, pr.webUrl);
+  return presentTag(found.tag, found.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, found.tag.name));
 }
 
-// POST /projects/:id/repository/tags
-async function createTag(c: Ctx) {
-  requireParams(c, ['tag_name', 'ref']);
-  const pr = await writableRepo(c, pathParam(c, 'id'));
-  const user = c.requireUser();
-  const name = c.params.string('tag_name')!;
-  const ref = c.params.string('ref')!;
+/**
+ * Makes a tag as GitLab's Tags::CreateService does, with its errors: lightweight, or annotated by
+ * `user` when a message is given (stripped; a blank one makes a lightweight tag).
+ */
+export async function makeTag(c: Ctx, pr: ProjectRepo, user: UserRow, name: string, ref: string, rawMessage: string | undefined): Promise<{ tag: Tag; commit: Commit | null }> {
   if (ref.trim() === '') throw apiError(400, 'Target is empty');
-  // GitLab strips the message; a blank one makes a lightweight tag.
-  const message = c.params.string('message')?.trim() || undefined;
+  const message = rawMessage?.trim() || undefined;
   if (!isValidNewTagName(name)) throw apiError(400, 'Tag name invalid');
   const sha = isSafeRevision(ref) ? await pr.repo.resolveRef(ref) : null;
   if (!sha) throw apiError(400, `Target ${ref} is invalid`);
@@ -97,8 +102,17 @@ async function createTag(c: Ctx) {
   await notifyRefChanges(c.app, pr.project.id, [{ ref: `refs/tags/${name}`, before: null, after: tagSha }], user.id);
   const created = await findTag(pr, name);
   if (!created) throw notFound('Tag');
+  return created;
+}
+
+// POST /projects/:id/repository/tags
+async function createTag(c: Ctx) {
+  requireParams(c, ['tag_name', 'ref']);
+  const pr = await writableRepo(c, pathParam(c, 'id'));
+  const user = c.requireUser();
+  const created = await makeTag(c, pr, user, c.params.string('tag_name')!, c.params.string('ref')!, c.params.string('message'));
   c.status(201);
-  return presentTag(created.tag, created.commit, pr.webUrl);
+  return presentTag(created.tag, created.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, created.tag.name));
 }
 
 // DELETE /projects/:id/repository/tags/:tag_name
@@ -115,6 +129,8 @@ async function deleteTag(c: Ctx) {
     throw err;
   }
   await notifyRefChanges(c.app, pr.project.id, [{ ref: `refs/tags/${name}`, before: tag.sha, after: null }], c.user?.id ?? null);
+  // Its release goes with it, as in GitLab.
+  await deleteReleaseOfTag(c.app, pr.project.id, name);
   return undefined;
 }
 

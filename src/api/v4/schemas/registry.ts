@@ -46,7 +46,7 @@ import {
 } from './misc.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { Project, ProjectGroupLink, ProjectOrSimple } from './projects.js';
-import { Branch, Commit, Tag, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
+import { Branch, Commit, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
@@ -203,6 +203,20 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/branches/:branch': json(Branch),
   'HEAD /projects/:id/repository/branches/:branch': empty,
   'DELETE /projects/:id/repository/branches/:branch': empty,
+  // releases/routes.ts
+  'GET /projects/:id/releases': list(Release),
+  'POST /projects/:id/releases': json(Release),
+  'GET /projects/:id/releases/permalink/latest': raw('a redirect to the latest release (302)'),
+  'GET /projects/:id/releases/permalink/latest/*': raw('a redirect under the latest release (302)'),
+  'GET /projects/:id/releases/:tag_name': json(Release),
+  'PUT /projects/:id/releases/:tag_name': json(Release),
+  'DELETE /projects/:id/releases/:tag_name': json(Release),
+  'GET /projects/:id/releases/:tag_name/downloads/*': raw('a redirect to the asset link (302)'),
+  'GET /projects/:id/releases/:tag_name/assets/links': list(ReleaseLink),
+  'POST /projects/:id/releases/:tag_name/assets/links': json(ReleaseLink),
+  'GET /projects/:id/releases/:tag_name/assets/links/:link_id': json(ReleaseLink),
+  'PUT /projects/:id/releases/:tag_name/assets/links/:link_id': json(ReleaseLink),
+  'DELETE /projects/:id/releases/:tag_name/assets/links/:link_id': json(ReleaseLink),
   'GET /projects/:id/repository/tags': list(Tag),
   'POST /projects/:id/repository/tags': json(Tag),
   'GET /projects/:id/repository/tags/:tag_name': json(Tag),

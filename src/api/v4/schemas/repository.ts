@@ -1,6 +1,7 @@
 // Repository entities (entities/commit.ts, entities/branch.ts, repository/*.ts): Commit,
 // CommitDetail, Diff, Branch, Tag, Compare, files and tree entries.
 import { Arr, Bool, Int, NStr, Str, Any, dict, nullable, obj, oneOfStrings, optional, Time } from './common.js';
+import { UserBasic } from './users.js';
 
 export const CommitStats = obj({ additions: Int(), deletions: Int(), total: Int() }, { title: 'CommitStats' });
 
@@ -66,14 +67,14 @@ export const Branch = obj(
   { title: 'Branch' },
 );
 
-/** Entities::Tag (no releases or protected tags here: `release` null, `protected` false). */
+/** Entities::Tag (no protected tags here: `protected` false; `release` is {tag_name, description} or null). */
 export const Tag = obj(
   {
     name: Str(),
     message: NStr(),
     target: Str(),
     commit: nullable(Commit),
-    release: nullable(Any()),
+    release: nullable(obj({ tag_name: Str(), description: NStr() })),
     protected: Bool(),
     created_at: nullable(Time()),
   },
@@ -118,4 +119,25 @@ export const FileCommit = obj({ file_path: Str(), branch: Str() }, { title: 'Fil
 export const TreeItem = obj(
   { id: Str(), name: Str(), type: oneOfStrings(['tree', 'blob', 'commit']), path: Str(), mode: Str() },
   { title: 'TreeItem' },
+);
+
+/** Entities::Releases::Link */
+export const ReleaseLink = obj(
+  { id: Int(), name: Str(), url: Str(), direct_asset_url: Str(), external: Bool(), link_type: Str() },
+  { title: 'ReleaseLink' },
+);
+
+/** Entities::Release (releases/routes.ts); tag, commit and sources only for callers who may read the code. */
+export const Release = obj(
+  {
+    name: Str(),
+    ...optional({ tag_name: Str(), description_html: Str(), author: UserBasic, commit: nullable(Commit), milestones: Arr(Any()), commit_path: Str(), tag_path: Str(), evidences: Arr(Any()) }),
+    description: NStr(),
+    created_at: Time(),
+    released_at: Time(),
+    upcoming_release: Bool(),
+    assets: obj({ count: Int(), ...optional({ sources: Arr(obj({ format: Str(), url: Str() })) }), links: Arr(ReleaseLink) }),
+    _links: obj({ self: Str(), ...optional({ edit_url: Str() }) }),
+  },
+  { title: 'Release' },
 );
