@@ -1,6 +1,6 @@
 // python-gitlab (Debian's python3-gitlab, installed by .ci/run) driving a real session: auth,
-// version, paginated lists, groups, projects, files, branches, commits, members, tags, merge requests
-// and their notes and threads.
+// version, paginated lists, groups, projects, files, branches, commits, members, tags, releases,
+// merge requests and their notes and threads.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +52,11 @@ describe('python-gitlab', () => {
     expect(out.tags).toEqual(['v1.0.0', 'v1.1.0']);
     expect(out.tag_message).toBe('First release');
     expect(out.tags_after_delete).toEqual(['v1.0.0']);
+    expect(out.release_name).toBe('Version 1');
+    expect(out.release_links).toEqual(['binary']);
+    expect(out.release_description).toBe('First release, edited');
+    expect(out.releases).toEqual(['v1.0.0']);
+    expect(out.tag_release).toEqual({ tag_name: 'v1.0.0', description: 'First release, edited' });
     expect(out.mr_notes).toEqual(['Build passed (edited)']);
     expect(out.mr_thread).toEqual([['Please add a test', true], ['Added', true]]);
     expect(out.mr_discussions).toBe(2);

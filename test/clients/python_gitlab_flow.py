@@ -59,6 +59,22 @@ out["tag_message"] = p.tags.get("v1.0.0").message
 p.tags.delete("v1.1.0")
 out["tags_after_delete"] = [t.name for t in p.tags.list(get_all=True)]
 
+# Releases, as release tooling makes them
+release = p.releases.create({
+    "tag_name": "v1.0.0",
+    "name": "Version 1",
+    "description": "First release",
+    "assets": {"links": [{"name": "binary", "url": "https://downloads.example.com/v1/app"}]},
+})
+out["release_name"] = release.name
+release = p.releases.get("v1.0.0")
+out["release_links"] = [link.name for link in release.links.list(get_all=True)]
+release.description = "First release, edited"
+release.save()
+out["release_description"] = p.releases.get("v1.0.0").description
+out["releases"] = [r.tag_name for r in p.releases.list(get_all=True)]
+out["tag_release"] = p.tags.get("v1.0.0").release
+
 # Merge requests
 mr = p.mergerequests.create({"source_branch": "feature", "target_branch": "main", "title": "Feature"})
 out["mr_iid"] = mr.iid
