@@ -391,6 +391,36 @@ describe('merge request discussions', () => {
     expect(r.body.every((d: any) => d.individual_note === false)).toBe(true);
   });
 
+  it('award emoji on notes: react, list, take back; they go with the note', async () => {
+    const mr = await newMr();
+    const base = `/projects/${pid}/merge_requests/${mr.iid}`;
+    const note = (await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'ship it' } })).body;
+    const awards = `${base}/notes/${note.id}/award_emoji`;
+    let r = await s.request('POST', awards, { token: reporter.token, json: { name: 'eyes' } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: 'eyes', awardable_id: note.id, awardable_type: 'Note', user: { username: 'nreporter' } });
+    const eyes = r.body;
+    r = await s.request('POST', awards, { token: reporter.token, json: { name: 'eyes' } });
+    expect([r.status, r.body]).toEqual([400, { message: { name: ['has already been taken'] } }]);
+    // Racing duplicates: one wins, the others are 400, none is a 500.
+    const race = await Promise.all([1, 2, 3, 4].map(() => s.request('POST', awards, { token: dev.token, json: { name: 'rocket' } })));
+    expect(race.map((x) => x.status).sort()).toEqual([201, 400, 400, 400]);
+    r = await s.request('GET', awards, { token: guest.token });
+    expect(r.body.map((a: any) => a.name)).toEqual(['eyes', 'rocket']);
+    expect((await s.request('GET', `${awards}/${eyes.id}`, { token: guest.token })).body.name).toBe('eyes');
+    expect((await s.request('GET', `${awards}/999999`, { token: guest.token })).body).toEqual({ message: '404 Award Emoji Not Found' });
+    expect((await s.request('DELETE', `${awards}/${eyes.id}`, { token: dev.token })).status).toBe(403);
+    expect((await s.request('DELETE', `${awards}/${eyes.id}`, { token: reporter.token })).status).toBe(204);
+    // The merge request's own awards are apart from its notes'.
+    expect((await s.request('GET', `${base}/award_emoji`, { token: dev.token })).body).toEqual([]);
+    // Internal notes' awards are as hidden as the notes.
+    const internal = (await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'secret', internal: true } })).body;
+    expect((await s.request('GET', `${base}/notes/${internal.id}/award_emoji`, { token: guest.token })).status).toBe(404);
+    expect((await s.request('POST', `${base}/notes/${internal.id}/award_emoji`, { token: outsider.token, json: { name: 'eyes' } })).status).toBe(404);
+    expect((await s.request('DELETE', `${base}/notes/${note.id}`, { token: dev.token })).status).toBe(204);
+    expect(await s.app.lw.db.selectFrom('award_emoji').select('id').where('awardable_type', '=', 'Note').where('awardable_id', '=', note.id).execute()).toEqual([]);
+  });
+
   it('notes go with their merge request', async () => {
     const mr = await newMr();
     const base = `/projects/${pid}/merge_requests/${mr.iid}`;

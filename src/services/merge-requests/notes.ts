@@ -160,6 +160,7 @@ export async function updateNoteBody(app: AppContext, note: NoteRow, body: strin
 export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> {
   await app.database.transaction(async (trx) => {
     await touch(trx, note.noteable_id, nowIso());
+    await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', '=', note.id).execute();
     await trx.deleteFrom('notes').where('id', '=', note.id).execute();
     await recount(trx, note.noteable_id);
   });
@@ -190,7 +191,12 @@ export async function setResolved(app: AppContext, mrId: number, target: { discu
   });
 }
 
-/** A merge request's notes go with it (deleteMergeRequest). */
+/** A merge request's notes, and their award emoji, go with it (deleteMergeRequest). */
 export async function deleteNotesOf(trx: Transaction<DB>, mrId: number): Promise<void> {
+  await trx
+    .deleteFrom('award_emoji')
+    .where('awardable_type', '=', 'Note')
+    .where('awardable_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', NOTEABLE_MR).where('noteable_id', '=', mrId))
+    .execute();
   await trx.deleteFrom('notes').where('noteable_type', '=', NOTEABLE_MR).where('noteable_id', '=', mrId).execute();
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { apiError, conflict, forbidden, notFound, paramError, unauthorized, validationError } from '../../../http/errors.js';
+import { apiError, conflict, forbidden, notFound, unauthorized } from '../../../http/errors.js';
 import { paginateArray, paginateOffset } from '../../../http/pagination.js';
 import { findUsersByIds } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
@@ -16,6 +16,7 @@ import { presentMergeRequestBasic, presentMergeRequestHead } from '../entities/m
 import { presentPipelineBasic, presentPipelineDetailed } from '../entities/pipeline.js';
 import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs, canUpdate, mrFromPath, type MrProject } from './context.js';
+import { addAward, awardName, listAwards, removeAward, showAward } from './awards.js';
 
 async function presentApprovals(c: Ctx, mr: MrRow) {
   const rows = await c.app.db.selectFrom('merge_request_approvals').selectAll().where('merge_request_id', '=', mr.id).orderBy('id').execute();
@@ -27,20 +28,6 @@ async function presentApprovals(c: Ctx, mr: MrRow) {
   out.approvals_left = 0;
   out.approved_by = rows.filter((r) => users.has(r.user_id)).map((r) => ({ user: presentUserBasic(users.get(r.user_id)!, { base: c.base }) }));
   return out;
-}
-
-function presentAward(a: { id: number; name: string; user_id: number; created_at: string; updated_at: string; awardable_id: number; awardable_type: string }, users: Map<number, any>, base: string) {
-  const u = users.get(a.user_id);
-  return {
-    id: a.id,
-    name: a.name,
-    user: u ? presentUserBasic(u, { base }) : null,
-    created_at: a.created_at,
-    updated_at: a.updated_at,
-    awardable_id: a.awardable_id,
-    awardable_type: a.awardable_type,
-    url: null,
-  };
 }
 
 async function recountVotes(c: Ctx, mrId: number): Promise<void> {
@@ -129,40 +116,26 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     return presentApprovals(c, p.mr);
   });
 
-  // GET /projects/:id/merge_requests/:merge_request_iid/award_emoji
-  route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function listAwards(c) {
+  // GET/POST /projects/:id/merge_requests/:merge_request_iid/award_emoji, GET/DELETE …/award_emoji/:award_id
+  route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function listMrAwards(c) {
     const p = await mrFromPath(c);
-    const q = c.app.db.selectFrom('award_emoji').selectAll().where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', p.mr.id).orderBy('id');
-    const rows = await paginateOffset(c, q);
-    const users = await findUsersByIds(c.app.db, rows.map((r) => r.user_id));
-    return rows.map((r) => presentAward(r, users, c.base));
+    return listAwards(c, { type: 'MergeRequest', id: p.mr.id });
   });
-
-  // POST /projects/:id/merge_requests/:merge_request_iid/award_emoji
-  route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function award(c) {
+  route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id', async function showMrAward(c) {
+    const p = await mrFromPath(c);
+    return showAward(c, { type: 'MergeRequest', id: p.mr.id });
+  });
+  route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function awardMr(c) {
     const user = c.requireUser();
     const p = await mrFromPath(c, { write: true });
-    if (!c.params.has('name')) throw paramError('name is missing');
-    const name = c.params.string('name', { allowBlank: false })!;
-    if (!/^[a-z0-9_+-]{1,64}$/.test(name)) throw validationError({ name: ['is not a valid emoji name'] });
-    const dup = await c.app.db.selectFrom('award_emoji').select('id').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', p.mr.id).where('user_id', '=', user.id).where('name', '=', name).executeTakeFirst();
-    if (dup) throw validationError({ name: ['has already been taken'] });
-    const now = nowIso();
-    const row = { awardable_type: 'MergeRequest', awardable_id: p.mr.id, user_id: user.id, name, created_at: now, updated_at: now };
-    const ins = await c.app.db.insertInto('award_emoji').values(row).returning('id').executeTakeFirstOrThrow();
+    const out = await addAward(c, user, { type: 'MergeRequest', id: p.mr.id }, awardName(c));
     await recountVotes(c, p.mr.id);
-    return presentAward(Object.assign({}, row, { id: ins.id }), new Map([[user.id, user]]), c.base);
+    return out;
   });
-
-  // DELETE /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id
-  route(app, 'DELETE', '/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id', async function unaward(c) {
+  route(app, 'DELETE', '/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id', async function unawardMr(c) {
     const user = c.requireUser();
     const p = await mrFromPath(c, { write: true });
-    const id = pathId(c.params.raw.award_id);
-    const row = await c.app.db.selectFrom('award_emoji').selectAll().where('id', '=', id).where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', p.mr.id).executeTakeFirst();
-    if (!row) throw notFound('Award Emoji');
-    if (row.user_id !== user.id && !user.is_admin) throw forbidden();
-    await c.app.db.deleteFrom('award_emoji').where('id', '=', row.id).execute();
+    await removeAward(c, user, { type: 'MergeRequest', id: p.mr.id });
     await recountVotes(c, p.mr.id);
     return undefined;
   });

@@ -21,6 +21,7 @@ import {
 } from '../../../services/merge-requests/notes.js';
 import { isResolvable, noteUserIds, presentDiscussion, presentNote } from '../entities/note.js';
 import { mrFromPath, type MrProject } from './context.js';
+import { addAward, awardName, listAwards, removeAward, showAward } from './awards.js';
 import { DIFF_LIMITS } from './diff-routes.js';
 import { checkPosition, readPosition } from '../../../services/merge-requests/diff-position.js';
 import { repoFor } from '../../../services/merge-requests/git-ops.js';
@@ -301,6 +302,15 @@ async function resolveThread(c: Ctx) {
   return (await present(c, s, fresh)).thread(fresh);
 }
 
+/** A readable note of the path's merge request as an awardable (404 for an internal one below Reporter). */
+async function awardableNote(c: Ctx, opts: { write?: boolean } = {}) {
+  const s = await scope(c);
+  const note = await findNote(c, s);
+  // GitLab's award_emoji on a note: prevented where the caller could not write to the thread.
+  if (opts.write && !mayWrite(c, s)) throw forbidden();
+  return { type: 'Note' as const, id: note.id };
+}
+
 export function registerMergeRequestNoteRoutes(app: FastifyInstance): void {
   const mr = '/projects/:id/merge_requests/:merge_request_iid';
   route(app, 'GET', `${mr}/notes`, listNotes, { cache: true });
@@ -317,4 +327,18 @@ export function registerMergeRequestNoteRoutes(app: FastifyInstance): void {
   route(app, 'GET', `${mr}/discussions/:discussion_id/notes/:note_id`, showNote, { cache: true });
   route(app, 'PUT', `${mr}/discussions/:discussion_id/notes/:note_id`, updateThreadNote);
   route(app, 'DELETE', `${mr}/discussions/:discussion_id/notes/:note_id`, removeNote);
+  // Award emoji on a note (lib/api/award_emoji.rb)
+  const awards = `${mr}/notes/:note_id/award_emoji`;
+  route(app, 'GET', awards, async (c) => listAwards(c, await awardableNote(c)));
+  route(app, 'GET', `${awards}/:award_id`, async (c) => showAward(c, await awardableNote(c)));
+  route(app, 'POST', awards, async (c) => {
+    const user = c.requireUser();
+    const on = await awardableNote(c, { write: true });
+    return addAward(c, user, on, awardName(c));
+  });
+  route(app, 'DELETE', `${awards}/:award_id`, async (c) => {
+    const user = c.requireUser();
+    await removeAward(c, user, await awardableNote(c, { write: true }));
+    return undefined;
+  });
 }

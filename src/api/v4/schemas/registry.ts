@@ -307,6 +307,11 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/merge_requests/:merge_request_iid/award_emoji': list(AwardEmoji),
   'POST /projects/:id/merge_requests/:merge_request_iid/award_emoji': json(AwardEmoji),
   'DELETE /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': empty,
+  'GET /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': json(AwardEmoji),
+  'GET /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': list(AwardEmoji),
+  'POST /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': json(AwardEmoji),
+  'GET /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id': json(AwardEmoji),
+  'DELETE /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id': empty,
   // note-routes.ts
   'GET /projects/:id/merge_requests/:merge_request_iid/notes': list(Note),
   'POST /projects/:id/merge_requests/:merge_request_iid/notes': json(Note),

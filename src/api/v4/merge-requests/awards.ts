@@ -1,0 +1,80 @@
+// Award emoji on a merge request or on one of its notes (GitLab's lib/api/award_emoji.rb).
+import type { Ctx } from '../../../http/route.js';
+import { forbidden, notFound, paramError, validationError } from '../../../http/errors.js';
+import { paginateOffset } from '../../../http/pagination.js';
+import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
+import { nowIso } from '../../../db/database.js';
+import { pathId } from '../../../services/merge-requests/rows.js';
+import { presentUserBasic } from '../entities/user.js';
+
+export type Awardable = { type: 'MergeRequest' | 'Note'; id: number };
+
+interface AwardRow {
+  id: number;
+  name: string;
+  user_id: number;
+  created_at: string;
+  updated_at: string;
+  awardable_id: number;
+  awardable_type: string;
+}
+
+function presentAward(a: AwardRow, users: Map<number, UserRow>, base: string) {
+  const u = users.get(a.user_id);
+  return {
+    id: a.id,
+    name: a.name,
+    user: u ? presentUserBasic(u, { base }) : null,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+    awardable_id: a.awardable_id,
+    awardable_type: a.awardable_type,
+    url: null,
+  };
+}
+
+function awardsOf(c: Ctx, on: Awardable) {
+  return c.app.db.selectFrom('award_emoji').selectAll().where('awardable_type', '=', on.type).where('awardable_id', '=', on.id);
+}
+
+export async function listAwards(c: Ctx, on: Awardable) {
+  const rows = await paginateOffset(c, awardsOf(c, on).orderBy('id'));
+  const users = await findUsersByIds(c.app.db, rows.map((r) => r.user_id));
+  return rows.map((r) => presentAward(r, users, c.base));
+}
+
+async function findAward(c: Ctx, on: Awardable): Promise<AwardRow> {
+  const id = pathId(c.params.raw.award_id);
+  const row = id < 0 ? undefined : await awardsOf(c, on).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Award Emoji');
+  return row;
+}
+
+export async function showAward(c: Ctx, on: Awardable) {
+  const row = await findAward(c, on);
+  return presentAward(row, await findUsersByIds(c.app.db, [row.user_id]), c.base);
+}
+
+/** The `name` of a new award, checked before anything is written. */
+export function awardName(c: Ctx): string {
+  if (!c.params.has('name')) throw paramError('name is missing');
+  const name = c.params.string('name', { allowBlank: false })!;
+  if (!/^[a-z0-9_+-]{1,64}$/.test(name)) throw validationError({ name: ['is not a valid emoji name'] });
+  return name;
+}
+
+/** Awards `name` once per user (a repeat, also a racing one, is GitLab's 400 `has already been taken`). */
+export async function addAward(c: Ctx, user: UserRow, on: Awardable, name: string) {
+  const now = nowIso();
+  const row = { awardable_type: on.type, awardable_id: on.id, user_id: user.id, name, created_at: now, updated_at: now };
+  const ins = await c.app.db.insertInto('award_emoji').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  if (!ins) throw validationError({ name: ['has already been taken'] });
+  return presentAward(Object.assign({}, row, { id: Number(ins.id) }), new Map([[user.id, user]]), c.base);
+}
+
+/** Only the user who gave an award (or an administrator) takes it back. */
+export async function removeAward(c: Ctx, user: UserRow, on: Awardable): Promise<void> {
+  const row = await findAward(c, on);
+  if (row.user_id !== user.id && !user.is_admin) throw forbidden();
+  await c.app.db.deleteFrom('award_emoji').where('id', '=', row.id).execute();
+}
