@@ -59,6 +59,7 @@ export interface DB {
   merge_request_approvals: MR.MergeRequestApprovalsTable;
   award_emoji: MR.AwardEmojiTable;
   notes: MR.NotesTable;
+  subscriptions: MR.SubscriptionsTable;
   releases: Releases.ReleasesTable;
   release_links: Releases.ReleaseLinksTable;
   release_milestones: Releases.ReleaseMilestonesTable;

@@ -421,6 +421,28 @@ describe('merge request discussions', () => {
     expect(await s.app.lw.db.selectFrom('award_emoji').select('id').where('awardable_type', '=', 'Note').where('awardable_id', '=', note.id).execute()).toEqual([]);
   });
 
+  it('subscriptions: participants are subscribed, a choice wins; 304 when nothing changes', async () => {
+    const mr = await newMr(pid, {}, dev.token);
+    const base = `/projects/${pid}/merge_requests/${mr.iid}`;
+    const subscribed = async (token: string) => (await s.request('GET', base, { token })).body.subscribed;
+    // The author takes part; a reader does not until they comment.
+    expect(await subscribed(dev.token)).toBe(true);
+    expect(await subscribed(reporter.token)).toBe(false);
+    await s.request('POST', `${base}/notes`, { token: reporter.token, json: { body: 'following' } });
+    expect(await subscribed(reporter.token)).toBe(true);
+    // An outsider subscribes (201 with the merge request), then again is 304; unsubscribing the same way.
+    let r = await s.request('POST', `${base}/subscribe`, { token: outsider.token });
+    expect([r.status, r.body.subscribed, r.body.iid]).toEqual([201, true, mr.iid]);
+    r = await s.request('POST', `${base}/subscribe`, { token: outsider.token });
+    expect([r.status, r.text]).toEqual([304, '']);
+    r = await s.request('POST', `${base}/unsubscribe`, { token: dev.token });
+    expect([r.status, r.body.subscribed]).toEqual([201, false]);
+    expect(await subscribed(dev.token)).toBe(false);
+    expect((await s.request('POST', `${base}/unsubscribe`, { token: dev.token })).status).toBe(304);
+    expect((await s.request('POST', `${base}/subscribe`, { token: null })).status).toBe(401);
+    expect((await s.request('GET', base, { token: null })).body.subscribed).toBe(false);
+  });
+
   it('notes go with their merge request', async () => {
     const mr = await newMr();
     const base = `/projects/${pid}/merge_requests/${mr.iid}`;

@@ -15,9 +15,10 @@ import { dataChangeNotices } from './0011-data-change-notices.js';
 import { openMergeRequestRule } from './0012-open-merge-request-rule.js';
 import { notes } from './0013-notes.js';
 import { releases } from './0014-releases.js';
+import { subscriptions } from './0015-subscriptions.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -151,6 +151,17 @@ export interface NotesTable {
   updated_at: string;
 }
 
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number;
+  subscribable_type: string;
+  subscribable_id: number;
+  subscribed: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MergeRequestBlocksTable {
   id: Generated<number>;
   blocking_merge_request_id: number;

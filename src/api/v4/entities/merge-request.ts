@@ -28,6 +28,8 @@ export interface MrDetailCtx extends MrPresentCtx {
   includeRebaseInProgress?: boolean;
   firstContribution?: boolean;
   firstDeployedToProductionAt?: string | null;
+  /** Whether the caller is subscribed (an explicit choice, else being a participant); false without a caller. */
+  subscribed?: boolean;
 }
 
 function b(v: number | null | undefined): boolean {
@@ -230,7 +232,7 @@ export function presentMergeRequest(mr: MrRow, ctx: MrDetailCtx): Record<string,
   const info = ctx.bundle.projects.get(mr.project_id)!;
   const pipelineUser = pipeline?.user_id != null ? ctx.bundle.users.get(pipeline.user_id) : undefined;
   const buildsEnabled = info.project.builds_access_level !== 'disabled';
-  out.subscribed = false;
+  out.subscribed = ctx.subscribed ?? false;
   out.changes_count = mr.changes_count;
   if (buildsEnabled) {
     out.latest_build_started_at = pipeline?.started_at ?? null;

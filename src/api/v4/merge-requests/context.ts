@@ -63,6 +63,21 @@ const otherMergedByAuthor = prepared((db, projectId: number, authorId: number, i
   db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('author_id', '=', authorId).where('state', '=', 'merged').where('id', '!=', id).limit(1),
 );
 
+/** The caller's explicit subscription to a merge request, if any. */
+const subscriptionOf = prepared((db, mrId: number, userId: number) =>
+  db.selectFrom('subscriptions').select('subscribed').where('subscribable_id', '=', mrId).where('subscribable_type', '=', 'MergeRequest').where('user_id', '=', userId),
+);
+
+/** One note the caller wrote on the merge request, if any (note authors take part). */
+const notedBy = prepared((db, mrId: number, userId: number) =>
+  db.selectFrom('notes').select('id').where('noteable_id', '=', mrId).where('noteable_type', '=', 'MergeRequest').where('author_id', '=', userId).where('system', '=', 0).limit(1),
+);
+
+/** GitLab's participants who are subscribed without choosing to be: author, assignees, reviewers, commenters. */
+export function isParticipant(mr: MrRow, bundle: { assignees: Map<number, number[]>; reviewers: Map<number, number[]> }, userId: number, noted: boolean): boolean {
+  return mr.author_id === userId || (bundle.assignees.get(mr.id) ?? []).includes(userId) || (bundle.reviewers.get(mr.id) ?? []).includes(userId) || noted;
+}
+
 /**
  * The full MergeRequest entity for one row. With `withFirstContribution`, `first_contribution` is
  * looked up too (with the bundle's first queries: one statement fewer on PostgreSQL).
@@ -76,6 +91,10 @@ export async function presentOne(
 ): Promise<Record<string, unknown>> {
   const also: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
   if (opts.withFirstContribution) also.otherMerged = otherMergedByAuthor.with(mr.project_id, mr.author_id, mr.id);
+  if (c.user) {
+    also.subscription = subscriptionOf.with(mr.id, c.user.id);
+    also.noted = notedBy.with(mr.id, c.user.id);
+  }
   // Deployments are linked to merged requests only (deployments/routes.ts).
   if (mr.state === 'merged') {
     also.production = c.app.db
@@ -87,6 +106,10 @@ export async function presentOne(
   const bundle = await loadBundle(c.app.db, [mr], [p.info], also);
   const production = bundle.also.production?.[0] as { at: string | null } | undefined;
   if (opts.withFirstContribution) extra.firstContribution = bundle.also.otherMerged.length === 0;
+  if (c.user) {
+    const explicit = bundle.also.subscription[0] as { subscribed: number } | undefined;
+    extra.subscribed = explicit ? explicit.subscribed === 1 : isParticipant(mr, bundle, c.user.id, bundle.also.noted.length > 0);
+  }
   return presentMergeRequest(mr, {
     firstDeployedToProductionAt: production?.at ?? null,
     base: c.base,

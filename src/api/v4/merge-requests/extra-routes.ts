@@ -15,7 +15,7 @@ import { createPipeline } from '../../../services/pipelines/statuses.js';
 import { presentMergeRequestBasic, presentMergeRequestHead } from '../entities/merge-request.js';
 import { presentPipelineBasic, presentPipelineDetailed } from '../entities/pipeline.js';
 import { presentUserBasic } from '../entities/user.js';
-import { canReadMrs, canUpdate, mrFromPath, type MrProject } from './context.js';
+import { canReadMrs, canUpdate, mrFromPath, presentOne, type MrProject } from './context.js';
 import { addAward, awardName, listAwards, removeAward, showAward } from './awards.js';
 
 async function presentApprovals(c: Ctx, mr: MrRow) {
@@ -139,6 +139,27 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     await recountVotes(c, p.mr.id);
     return undefined;
   });
+
+  // POST /projects/:id/merge_requests/:merge_request_iid/subscribe and …/unsubscribe (lib/api/subscriptions.rb):
+  // 201 with the merge request, or 304 when the caller already is (or is not) subscribed.
+  for (const [action, want] of [['subscribe', true], ['unsubscribe', false]] as const) {
+    route(app, 'POST', `/projects/:id/merge_requests/:merge_request_iid/${action}`, async function subscription(c) {
+      const user = c.requireUser();
+      const p = await mrFromPath(c, { write: true });
+      const before = (await presentOne(c, p, p.mr)).subscribed === true;
+      if (before === want) {
+        c.status(304);
+        return undefined;
+      }
+      const now = nowIso();
+      await c.app.db
+        .insertInto('subscriptions')
+        .values({ user_id: user.id, project_id: p.info.project.id, subscribable_type: 'MergeRequest', subscribable_id: p.mr.id, subscribed: want ? 1 : 0, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['subscribable_id', 'subscribable_type', 'user_id']).doUpdateSet({ subscribed: want ? 1 : 0, updated_at: now }))
+        .execute();
+      return presentOne(c, p, p.mr);
+    });
+  }
 
   // GET /projects/:id/merge_requests/:merge_request_iid/blocks
   route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/blocks', async function listBlocks(c) {

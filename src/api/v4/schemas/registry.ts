@@ -308,6 +308,8 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'POST /projects/:id/merge_requests/:merge_request_iid/award_emoji': json(AwardEmoji),
   'DELETE /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': empty,
   'GET /projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id': json(AwardEmoji),
+  'POST /projects/:id/merge_requests/:merge_request_iid/subscribe': json(MergeRequest),
+  'POST /projects/:id/merge_requests/:merge_request_iid/unsubscribe': json(MergeRequest),
   'GET /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': list(AwardEmoji),
   'POST /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji': json(AwardEmoji),
   'GET /projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id': json(AwardEmoji),
