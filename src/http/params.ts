@@ -281,7 +281,9 @@ export class Params {
     if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(fixed)) {
       throw paramError(`${name} is invalid`);
     }
-    const d = new Date(fixed.length === 10 ? fixed + 'T00:00:00Z' : fixed);
+    // Without a zone a time is UTC (Ruby's DateTime.parse), not the server's local time.
+    const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(fixed);
+    const d = new Date(fixed.length === 10 ? fixed + 'T00:00:00Z' : fixed.replace(' ', 'T') + (zoned ? '' : 'Z'));
     if (Number.isNaN(d.getTime())) throw paramError(`${name} is invalid`);
     return d.toISOString();
   }

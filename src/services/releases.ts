@@ -6,6 +6,7 @@ import { nowIso } from '../db/database.js';
 import type { DB } from '../db/types.js';
 import type { ReleaseLinksTable, ReleasesTable } from '../db/tables/releases.js';
 import { apiError } from '../http/errors.js';
+import { onUniqueViolation } from './projects/unique.js';
 
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ReleaseLinkRow = Selectable<ReleaseLinksTable>;
@@ -19,35 +20,51 @@ export interface LinkInput {
   link_type: string;
 }
 
-/** GitLab's Releases::Link::FILEPATH_REGEX: a path from the root, no `//`, ending in a letter or digit. */
-const FILEPATH_RE = /^\/[^/](?!.*\/\/)[-.\w/]*[\da-zA-Z]$/;
+/** GitLab's Releases::Link::FILEPATH_REGEX and FILEPATH_MAX_LENGTH. */
+const FILEPATH_RE = /^\/[^/](?!.*\/\/)[-.\w/]+[\da-zA-Z]+$/;
+const FILEPATH_MAX = 128;
 
-/** The checks of Releases::Link (and the release's duplicate check); the first failure as GitLab words it. */
-export function checkLinks(links: LinkInput[], existing: ReleaseLinkRow[] = [], self: number | null = null): void {
-  const fail = (m: string) => apiError(400, `Validation failed: ${m}`);
-  for (const l of links) {
-    if (l.name.trim() === '') throw fail("Links name can't be blank");
-    if (l.url.trim() === '') throw fail("Links url can't be blank");
+/** The checks of one Releases::Link against the other links of its release, as Rails' full messages. */
+export function linkErrors(l: LinkInput, others: ReadonlyArray<Pick<LinkInput, 'name' | 'url' | 'filepath'>>): string[] {
+  const errors: string[] = [];
+  if (l.name.trim() === '') errors.push("Name can't be blank");
+  else if (others.some((o) => o.name === l.name)) errors.push('Name has already been taken');
+  if (l.url.trim() === '') errors.push("Url can't be blank");
+  else {
     let u: URL | null = null;
     try {
-      u = new URL(l.url);
+      // Whitespace or control characters are never part of a link (they would reach a Location header).
+      u = /[\s\x00-\x1f\x7f]/.test(l.url) ? null : new URL(l.url);
     } catch {
       u = null;
     }
-    if (!u || !['http:', 'https:', 'ftp:'].includes(u.protocol)) throw fail('Links url is blocked: Only allowed schemes are http, https, ftp');
-    if (l.filepath !== null && !FILEPATH_RE.test(l.filepath)) throw fail('Links filepath is in an invalid format');
-    if (!(LINK_TYPES as readonly string[]).includes(l.link_type)) throw fail('Links link type is not included in the list');
+    if (!u) errors.push('Url must be a valid URL');
+    else if (!['http:', 'https:', 'ftp:'].includes(u.protocol)) errors.push('Url is blocked: Only allowed schemes are http, https, ftp');
+    else if (others.some((o) => o.url === l.url)) errors.push('Url has already been taken');
   }
-  const others = existing.filter((e) => e.id !== self);
-  const all = [...others, ...links];
+  if (l.filepath !== null) {
+    if (!FILEPATH_RE.test(l.filepath)) errors.push('Filepath is in an invalid format');
+    if (l.filepath.length > FILEPATH_MAX) errors.push(`Filepath is too long (maximum is ${FILEPATH_MAX} characters)`);
+    if (others.some((o) => o.filepath === l.filepath)) errors.push('Filepath has already been taken');
+  }
+  if (!(LINK_TYPES as readonly string[]).includes(l.link_type)) errors.push('Link type is not included in the list');
+  return errors;
+}
+
+/** The links of a new release, as its save! reports the first problem (`Validation failed: Links …`). */
+export function checkNewLinks(links: LinkInput[]): void {
   for (const key of ['name', 'url', 'filepath'] as const) {
     const seen = new Set<string>();
-    for (const l of all) {
+    for (const l of links) {
       const v = l[key];
       if (v === null) continue;
-      if (seen.has(v)) throw fail(`Links have duplicate values (${v})`);
+      if (seen.has(v)) throw apiError(400, `Validation failed: Links have duplicate values (${v})`);
       seen.add(v);
     }
+  }
+  for (const l of links) {
+    const [first] = linkErrors(l, []);
+    if (first) throw apiError(400, `Validation failed: Links ${first[0]!.toLowerCase()}${first.slice(1)}`);
   }
 }
 
@@ -85,8 +102,9 @@ async function setMilestones(trx: Transaction<DB>, releaseId: number, milestoneI
 
 /** Creates a release; 409 `Release already exists` when the tag has one (also when one is made meanwhile). */
 export async function createRelease(app: AppContext, r: NewRelease): Promise<ReleaseRow> {
-  checkLinks(r.links);
-  return app.database.transaction(async (trx) => {
+  checkNewLinks(r.links);
+  // A release made meanwhile by another request (PostgreSQL's snapshot does not see it) trips the unique index.
+  return onUniqueViolation(() => app.database.transaction(async (trx) => {
     if (await findRelease(trx, r.projectId, r.tag)) throw apiError(409, 'Release already exists');
     const now = nowIso();
     const row = {
@@ -104,7 +122,7 @@ export async function createRelease(app: AppContext, r: NewRelease): Promise<Rel
     for (const l of r.links) await trx.insertInto('release_links').values({ release_id: Number(id), ...l, created_at: now, updated_at: now }).execute();
     await setMilestones(trx, Number(id), r.milestoneIds);
     return Object.assign(row, { id: Number(id) });
-  });
+  }), () => apiError(409, 'Release already exists'));
 }
 
 export interface ReleaseChanges {
@@ -136,6 +154,12 @@ async function deleteRows(trx: Transaction<DB>, releaseIds: number[]): Promise<v
 
 export async function deleteRelease(app: AppContext, release: ReleaseRow): Promise<void> {
   await app.database.transaction((trx) => deleteRows(trx, [release.id]));
+}
+
+/** A deleted project's releases go with it (a projectDeletionHooks entry, registered by the releases routes). */
+export async function deleteProjectReleases(trx: Transaction<DB>, projectId: number): Promise<void> {
+  const rows = await trx.selectFrom('releases').select('id').where('project_id', '=', projectId).execute();
+  await deleteRows(trx, rows.map((r) => r.id));
 }
 
 /** Deleting a tag deletes its release (GitLab's Tags::DestroyService). */

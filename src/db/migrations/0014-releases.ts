@@ -32,6 +32,7 @@ export const releases: LabwrightMigration = {
       .execute();
     await uniqueIndex(ctx, 'release_links_name', 'release_links', 'release_id, name');
     await uniqueIndex(ctx, 'release_links_url', 'release_links', 'release_id, url');
+    await uniqueIndex(ctx, 'release_links_filepath', 'release_links', 'release_id, filepath');
 
     await createTable(ctx, 'release_milestones')
       .addColumn('release_id', 'integer', (c) => c.notNull())

@@ -38,41 +38,49 @@ export function presentLink(l: ReleaseLinkRow, release: Pick<ReleaseRow, 'tag'>,
     url: l.url,
     // A link with a direct asset path is reached through the release's downloads path.
     direct_asset_url: l.filepath ? `${releaseUrl(ctx, release.tag)}/downloads${l.filepath}` : l.url,
-    external: !l.url.startsWith(ctx.webUrl),
     link_type: l.link_type,
   };
 }
 
-/** GITLAB-COMPAT: no evidences are collected (`evidences` is empty). */
+/**
+ * GitLab 18's Entities::Release: name and tag for everyone who reads releases; the commit, its and
+ * the tag's paths, source archives and evidences only for callers who may read the code.
+ * GITLAB-COMPAT: no evidences are collected (`evidences` is empty); `_links` has no issue or merge
+ * request list URLs.
+ */
 export function presentRelease(r: ReleaseRow, ctx: ReleasePresentCtx): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: ctx.canDownload ? (r.name ?? r.tag) : `Release-${r.id}` };
-  if (ctx.canDownload) out.tag_name = r.tag;
-  out.description = r.description;
-  if (ctx.includeHtml) out.description_html = renderMarkdown(r.description ?? '');
-  out.created_at = r.created_at;
-  out.released_at = r.released_at;
-  const author = r.author_id === null ? undefined : ctx.users.get(r.author_id);
-  if (author) out.author = presentUserBasic(author, { base: ctx.base });
-  const commit = r.sha ? (ctx.commits.get(r.sha) ?? null) : null;
-  if (ctx.canDownload) out.commit = commit ? presentCommit(commit, ctx.webUrl) : null;
+  const out: Record<string, unknown> = {
+    name: r.name ?? r.tag,
+    tag_name: r.tag,
+    description: r.description,
+    created_at: r.created_at,
+    released_at: r.released_at,
+  };
   const releasedAt = Date.parse(r.released_at);
   const upcoming = releasedAt > Date.now();
   // A kept response that says "upcoming" must end when the release time passes.
   if (upcoming) noteTimeFlip(releasedAt);
   out.upcoming_release = upcoming;
+  if (ctx.includeHtml) out.description_html = renderMarkdown(r.description ?? '');
+  const author = r.author_id === null ? undefined : ctx.users.get(r.author_id);
+  if (author) out.author = presentUserBasic(author, { base: ctx.base });
+  const commit = r.sha ? (ctx.commits.get(r.sha) ?? null) : null;
+  if (ctx.canDownload) out.commit = commit ? presentCommit(commit, ctx.webUrl) : null;
   const milestones = ctx.milestones.get(r.id) ?? [];
   if (milestones.length) out.milestones = milestones;
   if (ctx.canDownload && commit) out.commit_path = `/${ctx.fullPath}/-/commit/${commit.id}`;
-  if (ctx.canDownload) out.tag_path = `/${ctx.fullPath}/-/tags/${r.tag}`;
+  if (ctx.canDownload) out.tag_path = `/${ctx.fullPath}/-/tags/${encodeURIComponent(r.tag)}`;
   const links = (ctx.links.get(r.id) ?? []).map((l) => presentLink(l, r, ctx));
   const assets: Record<string, unknown> = { count: links.length + (ctx.canDownload ? SOURCE_FORMATS.length : 0) };
   if (ctx.canDownload) {
-    assets.sources = SOURCE_FORMATS.map((format) => ({ format, url: `${ctx.webUrl}/-/archive/${r.tag}/${ctx.projectPath}-${r.tag}.${format}` }));
+    // Releases::Source: the archive is named after the project and the tag, '/' made '-'.
+    const prefix = `${ctx.projectPath}-${r.tag.replace(/\//g, '-')}`;
+    assets.sources = SOURCE_FORMATS.map((format) => ({ format, url: `${ctx.webUrl}/-/archive/${r.tag}/${prefix}.${format}` }));
   }
   assets.links = links;
   out.assets = assets;
   if (ctx.canDownload) out.evidences = [];
   const self = releaseUrl(ctx, r.tag);
-  out._links = ctx.canUpdate ? { self, edit_url: `${self}/edit` } : { self };
+  out._links = ctx.canUpdate ? { edit_url: `${self}/edit`, self } : { self };
   return out;
 }

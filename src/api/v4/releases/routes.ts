@@ -2,7 +2,7 @@
 // create (from an existing tag, or tagging `ref`), update, delete, the latest release's permalink,
 // direct asset downloads, and the asset links of a release.
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { ApiError, apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import type { Commit } from '../../../git/index.js';
@@ -11,17 +11,22 @@ import { AccessLevel } from '../../../services/access.js';
 import { findProject, fullPath, type FoundProject } from '../../../services/projects/lookup.js';
 import { canReadRepository, openRepository, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import {
-  checkLinks,
+  checkNewLinks,
   createRelease,
+  deleteProjectReleases,
   deleteRelease,
   findRelease,
   LINK_TYPES,
+  linkErrors,
   linksOf,
   updateRelease,
   type LinkInput,
   type ReleaseLinkRow,
   type ReleaseRow,
 } from '../../../services/releases.js';
+import { projectDeletionHooks } from '../../../services/projects/create.js';
+import { isUniqueViolation } from '../../../services/projects/unique.js';
+import { MAX_DB_INT } from '../../../http/params.js';
 import { nowIso } from '../../../db/database.js';
 import type { ParamHash, ParamValue } from '../../../http/params.js';
 import { presentLink, presentRelease, type ReleasePresentCtx } from '../entities/release.js';
@@ -55,7 +60,7 @@ function mayUpdate(c: Ctx, s: ReleaseScope): boolean {
   return !!c.user && (!!c.user.is_admin || s.found.access >= AccessLevel.DEVELOPER) && !s.found.project.archived;
 }
 
-/** GitLab's `not_found!` without a resource (not ActiveRecord's `404 Not found`). */
+/** GitLab's `not_found!` without a resource (ActiveRecord's own lookups say `404 Not found`). */
 const releaseNotFound = () => apiError(404, '404 Not Found');
 
 async function present(c: Ctx, s: ReleaseScope, releases: ReleaseRow[], includeHtml = false): Promise<Array<Record<string, unknown>>> {
@@ -68,6 +73,8 @@ async function present(c: Ctx, s: ReleaseScope, releases: ReleaseRow[], includeH
     const repo = await openRepository(c.app, s.found.project.id);
     const got = await repo.getCommits(shas).catch(async () => (await Promise.all(shas.map((sha) => repo.getCommit(sha).catch(() => null)))).filter((x): x is Commit => x !== null));
     for (const commit of got) commits.set(commit.id, commit);
+    // A commit git could not read now shows as null: such an answer is not kept.
+    if (got.length < shas.length) c.noStore();
   }
   const milestones = new Map<number, Array<Record<string, unknown>>>();
   if (ids.length) {
@@ -77,9 +84,10 @@ async function present(c: Ctx, s: ReleaseScope, releases: ReleaseRow[], includeH
       .selectAll('milestones')
       .select('release_milestones.release_id')
       .where('release_milestones.release_id', 'in', ids)
-      .orderBy('milestones.due_date')
-      .orderBy('milestones.title')
       .execute();
+    // GitLab's order_by_dates_and_title: due date, start date (dates missing last), title.
+    const date = (d: string | null) => d ?? '\uffff';
+    rows.sort((a, b) => date(a.due_date).localeCompare(date(b.due_date)) || date(a.start_date).localeCompare(date(b.start_date)) || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
     const projects = new Map([[s.found.project.id, { project: s.found.project, namespace: s.found.namespace }]]);
     for (const m of rows) {
       const list = milestones.get(m.release_id) ?? [];
@@ -205,16 +213,30 @@ async function showRelease(c: Ctx) {
 // GET /projects/:id/releases/permalink/latest[/*]
 async function latestRelease(c: Ctx) {
   const s = await scope(c);
+  // The suffix as sent (the router's decoding differs by character), each segment decoded once:
+  // GitLab's file_path check, no traversal and nothing that is not a plain path segment.
+  const rawPath = c.req.url.split('?')[0]!;
+  const at = rawPath.indexOf('/permalink/latest');
+  const suffix = at === -1 ? '' : rawPath.slice(at + '/permalink/latest'.length).replace(/^\//, '').replace(/\/$/, '');
+  const bad = () => paramError('suffix_path should be a valid file path');
+  const segments = suffix === '' ? [] : suffix.split('/').map((x) => {
+    try {
+      return decodeURIComponent(x);
+    } catch {
+      throw bad();
+    }
+  });
+  if (segments.some((x) => x === '' || x === '.' || x === '..' || x.includes('/') || /[\x00-\x1f\x7f]/.test(x))) throw bad();
   if (!s.canDownload) throw forbidden();
   const latest = await c.app.db.selectFrom('releases').select('tag').where('project_id', '=', s.found.project.id).orderBy('released_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   if (!latest) throw releaseNotFound();
-  const suffix = String(c.params.raw['*'] ?? '');
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(c.req.query as Record<string, unknown>)) {
-    if (k !== 'order_by' && v !== undefined) query.append(k, String(v));
-  }
-  const qs = query.toString();
-  const location = `${c.base}/api/v4/projects/${s.found.project.id}/releases/${encodeURIComponent(latest.tag)}${suffix ? `/${suffix}` : ''}${qs ? `?${qs}` : ''}`;
+  // The query as sent, but for order_by (kept for later orders of the permalink, as GitLab).
+  const rawUrl = c.req.url;
+  const q = rawUrl.indexOf('?');
+  const qs = q === -1 ? '' : rawUrl.slice(q + 1).split('&').filter((pair) => pair !== '' && decodeURIComponent(pair.split('=')[0]!.replace(/\+/g, ' ')) !== 'order_by').join('&');
+  const path = segments.map((x) => `/${encodeURIComponent(x)}`).join('');
+  // A path on this server (GitLab's expose_path), not an absolute URL made from the Host header.
+  const location = `/api/v4/projects/${s.found.project.id}/releases/${encodeURIComponent(latest.tag)}${path}${qs ? `?${qs}` : ''}`;
   c.noStore();
   c.status(302);
   c.header('Location', location);
@@ -227,7 +249,7 @@ async function downloadAsset(c: Ctx) {
   const release = await releaseOfPath(c, s);
   const path = `/${String(c.params.raw['*'] ?? '')}`;
   const link = await c.app.db.selectFrom('release_links').selectAll().where('release_id', '=', release.id).where('filepath', '=', path).executeTakeFirst();
-  if (!link) throw releaseNotFound();
+  if (!link) throw notFound();
   c.status(302);
   c.header('Location', link.url);
   return undefined;
@@ -237,7 +259,7 @@ async function downloadAsset(c: Ctx) {
 async function createReleaseRoute(c: Ctx) {
   const s = await scope(c);
   if (!c.params.has('tag_name')) throw paramError('tag_name is missing');
-  const tagName = c.params.string('tag_name', { allowBlank: false })!;
+  const tagName = c.params.string('tag_name')!;
   const name = c.params.string('name') ?? null;
   const description = c.params.string('description') ?? null;
   const ref = c.params.string('ref');
@@ -248,13 +270,18 @@ async function createReleaseRoute(c: Ctx) {
   if (!s.canDownload) throw forbidden();
   if (await findRelease(c.app.db, s.found.project.id, tagName)) throw apiError(409, 'Release already exists');
   const milestoneIds = (await milestoneParam(c, s)) ?? [];
-  checkLinks(links);
+  checkNewLinks(links);
   const repo = await openRepository(c.app, s.found.project.id);
   const pr: ProjectRepo = Object.assign({}, s.found, { repo, webUrl: s.webUrl });
-  let tag = await findTag(pr, tagName);
+  let tag = tagName === '' ? null : await findTag(pr, tagName);
   if (!tag) {
     if (!ref) throw apiError(422, 'Ref is not specified');
-    tag = await makeTag(c, pr, c.user!, tagName, ref, tagMessage);
+    // Tags::CreateService's own status: a tag made meanwhile is 409 here (the tags API says 400).
+    tag = await makeTag(c, pr, c.user!, tagName, ref, tagMessage).catch((err: unknown) => {
+      const message = err instanceof ApiError ? (err.body as { message?: unknown } | null)?.message : undefined;
+      if (err instanceof ApiError && err.status === 400 && typeof message === 'string' && message.endsWith(' already exists')) throw apiError(409, message);
+      throw err;
+    });
   }
   const release = await createRelease(c.app, {
     projectId: s.found.project.id,
@@ -280,10 +307,11 @@ async function updateReleaseRoute(c: Ctx) {
   requireWriter(c, s);
   if (!s.canDownload) throw forbidden();
   const tagName = tagNameParam(c);
+  // GitLab authorizes update_release on the release it found: none is 403.
+  const release = await findRelease(c.app.db, s.found.project.id, tagName);
+  if (!release) throw forbidden();
   const repo = await openRepository(c.app, s.found.project.id);
   if (!(await repo.findTag(tagName))) throw apiError(404, 'Tag does not exist');
-  const release = await findRelease(c.app.db, s.found.project.id, tagName);
-  if (!release) throw apiError(404, 'Release does not exist');
   const milestoneIds = await milestoneParam(c, s);
   if (name === undefined && description === undefined && releasedAt === undefined && milestoneIds === undefined) throw apiError(400, 'params is empty');
   const fresh = await updateRelease(c.app, release, { name, description, releasedAt, milestoneIds });
@@ -295,11 +323,10 @@ async function deleteReleaseRoute(c: Ctx) {
   const s = await scope(c);
   requireWriter(c, s);
   if (!s.canDownload) throw forbidden();
-  const tagName = tagNameParam(c);
-  const repo = await openRepository(c.app, s.found.project.id);
-  if (!(await repo.findTag(tagName))) throw apiError(404, 'Tag does not exist');
-  const release = await findRelease(c.app.db, s.found.project.id, tagName);
-  if (!release) throw apiError(404, 'Release does not exist');
+  // destroy_release on the release found: none is 403. A release whose tag was deleted with git
+  // can still be deleted (GitLab's DestroyService no longer asks for the tag).
+  const release = await findRelease(c.app.db, s.found.project.id, tagNameParam(c));
+  if (!release) throw forbidden();
   const out = (await present(c, s, [release]))[0];
   await deleteRelease(c.app, release);
   c.status(200);
@@ -308,20 +335,41 @@ async function deleteReleaseRoute(c: Ctx) {
 
 // ---- asset links (lib/api/release/links.rb) --------------------------------------------------
 
+/** The release of the path for anyone who reads releases (`404 Not found`); writes need update_release after it. */
 async function linkScope(c: Ctx, write: boolean) {
   const s = await scope(c);
+  const release = await findRelease(c.app.db, s.found.project.id, tagNameParam(c));
+  if (!release) throw notFound();
   if (write) requireWriter(c, s);
-  const release = await releaseOfPath(c, s);
   return { s, release };
 }
 
 async function findLink(c: Ctx, releaseId: number): Promise<ReleaseLinkRow> {
   const raw = String(c.params.raw.link_id ?? '');
   if (!/^\d+$/.test(raw)) throw paramError('link_id is invalid');
-  const id = raw.length > 10 ? -1 : Number(raw);
+  const id = raw.length > 10 || Number(raw) > MAX_DB_INT ? -1 : Number(raw);
   const link = id < 0 ? undefined : await c.app.db.selectFrom('release_links').selectAll().where('id', '=', id).where('release_id', '=', releaseId).executeTakeFirst();
-  if (!link) throw releaseNotFound();
+  if (!link) throw notFound();
   return link;
+}
+
+/** Releases::Links services' 400: the link's full messages, as an array. */
+function linkInvalid(errors: string[]) {
+  return apiError(400, errors);
+}
+
+/** Writes one link; a racing duplicate (the unique indexes) is reported as the checks would have. */
+async function writeLink(c: Ctx, releaseId: number, link: LinkInput, self: number | null, write: () => Promise<unknown>): Promise<void> {
+  const others = () => c.app.db.selectFrom('release_links').selectAll().where('release_id', '=', releaseId).execute().then((rows) => rows.filter((r) => r.id !== self));
+  const errors = linkErrors(link, await others());
+  if (errors.length) throw linkInvalid(errors);
+  try {
+    await write();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const again = linkErrors(link, await others());
+    throw linkInvalid(again.length ? again : ['Name has already been taken']);
+  }
 }
 
 async function listLinks(c: Ctx) {
@@ -340,24 +388,22 @@ async function createLink(c: Ctx) {
   const one = readLink(c.params.raw, '');
   const { s, release } = await linkScope(c, true);
   const link: LinkInput = { name: one.name!, url: one.url!, filepath: one.filepath ?? null, link_type: one.link_type ?? 'other' };
-  const existing = await c.app.db.selectFrom('release_links').selectAll().where('release_id', '=', release.id).execute();
-  checkLinks([link], existing);
   const now = nowIso();
   const row = { release_id: release.id, ...link, created_at: now, updated_at: now };
-  const ins = await c.app.db.insertInto('release_links').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
-  if (!ins) throw apiError(400, 'Validation failed: Links have duplicate values');
-  return presentLink(Object.assign(row, { id: Number(ins.id) }), release, s);
+  let id = 0;
+  await writeLink(c, release.id, link, null, async () => {
+    id = Number((await c.app.db.insertInto('release_links').values(row).returning('id').executeTakeFirstOrThrow()).id);
+  });
+  return presentLink(Object.assign(row, { id }), release, s);
 }
 
 async function updateLink(c: Ctx) {
   const one = readLink(c.params.raw, '', { partial: true });
-  if (Object.keys(one).length === 0) throw paramError('name, url, filepath, direct_asset_path, link_type are missing, at least one parameter must be provided');
+  if (one.name === undefined && one.url === undefined) throw paramError('name, url are missing, at least one parameter must be provided');
   const { s, release } = await linkScope(c, true);
   const link = await findLink(c, release.id);
   const next: LinkInput = { name: one.name ?? link.name, url: one.url ?? link.url, filepath: one.filepath === undefined ? link.filepath : one.filepath, link_type: one.link_type ?? link.link_type };
-  const existing = await c.app.db.selectFrom('release_links').selectAll().where('release_id', '=', release.id).execute();
-  checkLinks([next], existing, link.id);
-  await c.app.db.updateTable('release_links').set({ ...next, updated_at: nowIso() }).where('id', '=', link.id).execute();
+  await writeLink(c, release.id, next, link.id, () => c.app.db.updateTable('release_links').set({ ...next, updated_at: nowIso() }).where('id', '=', link.id).execute());
   return presentLink(await findLink(c, release.id), release, s);
 }
 
@@ -369,7 +415,15 @@ async function deleteLink(c: Ctx) {
   return presentLink(link, release, s);
 }
 
+let hooked = false;
+
 export function registerReleaseRoutes(app: FastifyInstance): void {
+  if (!hooked) {
+    hooked = true;
+    projectDeletionHooks.push(async function deleteReleases(_app, trx, projectId) {
+      await deleteProjectReleases(trx, projectId);
+    });
+  }
   const base = '/projects/:id/releases';
   route(app, 'GET', base, listReleases, { cache: true });
   route(app, 'POST', base, createReleaseRoute);

@@ -123,15 +123,16 @@ export const TreeItem = obj(
 
 /** Entities::Releases::Link */
 export const ReleaseLink = obj(
-  { id: Int(), name: Str(), url: Str(), direct_asset_url: Str(), external: Bool(), link_type: Str() },
+  { id: Int(), name: Str(), url: Str(), direct_asset_url: Str(), link_type: Str() },
   { title: 'ReleaseLink' },
 );
 
-/** Entities::Release (releases/routes.ts); tag, commit and sources only for callers who may read the code. */
+/** Entities::Release (releases/routes.ts); commit, paths and sources only for callers who may read the code. */
 export const Release = obj(
   {
     name: Str(),
-    ...optional({ tag_name: Str(), description_html: Str(), author: UserBasic, commit: nullable(Commit), milestones: Arr(Any()), commit_path: Str(), tag_path: Str(), evidences: Arr(Any()) }),
+    tag_name: Str(),
+    ...optional({ description_html: Str(), author: UserBasic, commit: nullable(Commit), milestones: Arr(Any()), commit_path: Str(), tag_path: Str(), evidences: Arr(Any()) }),
     description: NStr(),
     created_at: Time(),
     released_at: Time(),
