@@ -10,7 +10,8 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Commit, Identity } from './commits.js';
 import type { Diff, DiffLimits } from './diff.js';
 import { GitError } from './errors.js';
-import { runGit } from './exec.js';
+import { runGit, spawnGit } from './exec.js';
+import type { ChildProcess } from 'node:child_process';
 import * as merge from './merge.js';
 import * as read from './read.js';
 import { isValidBranchName, isValidRefName, isValidTagName } from './refname.js';
@@ -184,6 +185,24 @@ export class GitRepository {
   /** Branch name, tag, full ref, (abbreviated) sha or any revision → commit sha. */
   resolveRef(ref: string): Promise<string | null> {
     return read.resolveRef(this.path, ref);
+  }
+
+  /** Whether `path` exists in the tree of commit `sha`. */
+  async pathExists(sha: string, path: string): Promise<boolean> {
+    const res = await runGit(['cat-file', '-e', `${sha}:${path}`], { gitDir: this.path, okCodes: [0, 1, 128] });
+    return res.code === 0;
+  }
+
+  /**
+   * `git archive` of a commit as a running process (its stdout is the archive), in one of the
+   * formats GitLab serves; `path` narrows it to a folder. tar.gz is git's own gzip; tar.bz2 goes
+   * through bzip2.
+   */
+  archive(sha: string, format: 'tar' | 'tar.gz' | 'tar.bz2' | 'zip', prefix: string, path?: string, exclude: string[] = []): ChildProcess {
+    const config = format === 'tar.bz2' ? ['-c', 'tar.tar.bz2.command=bzip2 -c'] : [];
+    const args = [...config, 'archive', `--format=${format}`, `--prefix=${prefix}/`, sha];
+    if (path || exclude.length) args.push('--', path ?? '.', ...exclude.map((p) => `:(exclude)${p}`));
+    return spawnGit(args, { gitDir: this.path });
   }
 
   listTags(): Promise<read.Tag[]> {

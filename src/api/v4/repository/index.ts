@@ -1,5 +1,6 @@
 // The repository API: branches, tags, files, commits, compare and tree under /projects/:id/repository.
 import type { FastifyInstance } from 'fastify';
+import { registerArchiveRoutes } from './archive.js';
 import { registerBranchRoutes } from './branches.js';
 import { registerCommitRoutes } from './commits.js';
 import { registerCompareRoutes } from './compare.js';
@@ -8,6 +9,7 @@ import { registerTagRoutes } from './tags.js';
 import { registerTreeRoutes } from './tree.js';
 
 export function registerRepositoryRoutes(app: FastifyInstance): void {
+  registerArchiveRoutes(app);
   registerBranchRoutes(app);
   registerCommitRoutes(app);
   registerCompareRoutes(app);

@@ -217,6 +217,8 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/releases/:tag_name/assets/links/:link_id': json(ReleaseLink),
   'PUT /projects/:id/releases/:tag_name/assets/links/:link_id': json(ReleaseLink),
   'DELETE /projects/:id/releases/:tag_name/assets/links/:link_id': json(ReleaseLink),
+  'GET /projects/:id/repository/archive': raw('the archive (application/octet-stream)'),
+  'GET /projects/:id/repository/archive.:format': raw('the archive (application/octet-stream)'),
   'GET /projects/:id/repository/tags': list(Tag),
   'POST /projects/:id/repository/tags': json(Tag),
   'GET /projects/:id/repository/tags/:tag_name': json(Tag),

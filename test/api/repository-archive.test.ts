@@ -1,0 +1,91 @@
+// Repository archives (GET /projects/:id/repository/archive[.format]): real archives, listed with
+// the system's tar and unzip, in every format GitLab serves.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { addMember, closeServer, commit, createProject, repo } from './mr-helpers.js';
+
+let s: TestServer;
+let pid: number;
+let privPid: number;
+let guest: { id: number; token: string };
+let sha: string;
+const dir = mkdtempSync(join(tmpdir(), 'labwright-archive-'));
+
+async function download(path: string, token?: string | null): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers['PRIVATE-TOKEN'] = token ?? ROOT_TOKEN;
+  const res = await fetch(`${s.url}/api/v4${path}`, { headers });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+function list(body: Buffer, name: string, command: string[]): string[] {
+  const file = join(dir, name);
+  writeFileSync(file, body);
+  return execFileSync(command[0]!, [...command.slice(1), file], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+beforeAll(async () => {
+  s = await startServer();
+  guest = await s.createUser('aguest');
+  pid = (await createProject(s, 'arch', { visibility: 'public' })).id;
+  privPid = (await createProject(s, 'arch-priv')).id;
+  await addMember(s, privPid, guest.id, 10);
+  sha = await commit(s, pid, 'main', { 'src/app.txt': 'app', 'docs/guide.md': 'guide' });
+  await commit(s, pid, 'feature/x', { 'feature.txt': 'f' }, { from: 'main' });
+});
+afterAll(async () => {
+  await closeServer(s);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('repository archives', () => {
+  it('tar.gz by default, of the default branch, named as GitLab names it', async () => {
+    const r = await download(`/projects/${pid}/repository/archive`, null);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/octet-stream');
+    const prefix = `arch-main-${sha}`;
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.tar.gz"`);
+    const files = list(r.body, 'a.tar.gz', ['tar', '-tzf']);
+    expect(files).toContain(`${prefix}/src/app.txt`);
+    expect(files).toContain(`${prefix}/docs/guide.md`);
+    expect(files).toContain(`${prefix}/README.md`);
+  });
+
+  it('zip, tar, tar.bz2 and their aliases; sha, path and exclude_paths', async () => {
+    let r = await download(`/projects/${pid}/repository/archive.zip?sha=feature/x`);
+    const featureSha = await repo(s, pid).branchSha('feature/x');
+    const prefix = `arch-feature-x-${featureSha}`;
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.zip"`);
+    expect(list(r.body, 'a.zip', ['unzip', '-Z1']).filter((f) => !f.endsWith('/'))).toEqual(
+      expect.arrayContaining([`${prefix}/feature.txt`, `${prefix}/src/app.txt`]),
+    );
+    r = await download(`/projects/${pid}/repository/archive.tar?path=docs`);
+    expect(list(r.body, 'a.tar', ['tar', '-tf']).filter((f) => !f.endsWith('/'))).toEqual([`arch-main-${sha}-docs/docs/guide.md`]);
+    for (const format of ['tar.bz2', 'tbz2', 'bz2']) {
+      r = await download(`/projects/${pid}/repository/archive.${format}`);
+      expect(r.headers.get('content-disposition'), format).toBe(`attachment; filename="arch-main-${sha}.tar.bz2"`);
+      expect(list(r.body, 'a.tar.bz2', ['tar', '-tjf'])).toContain(`arch-main-${sha}/src/app.txt`);
+    }
+    r = await download(`/projects/${pid}/repository/archive?format=tgz&exclude_paths[]=docs`);
+    const files = list(r.body, 'b.tar.gz', ['tar', '-tzf']);
+    expect(files).toContain(`arch-main-${sha}/src/app.txt`);
+    expect(files.some((f) => f.includes('docs/'))).toBe(false);
+  });
+
+  it('what cannot be archived is 404 File Not Found; who may not read the code gets 403', async () => {
+    for (const q of ['?sha=nope', '?sha=--output=/tmp/x', '?path=missing', '?path=../x', `?sha=${'f'.repeat(40)}`]) {
+      const r = await download(`/projects/${pid}/repository/archive${q}`);
+      expect([r.status, JSON.parse(r.body.toString())], q).toEqual([404, { message: '404 File Not Found' }]);
+    }
+    let r = await download(`/projects/${pid}/repository/archive.rar`);
+    expect(r.status).toBe(404);
+    r = await download(`/projects/${privPid}/repository/archive`, guest.token);
+    expect(r.status).toBe(403);
+    r = await download(`/projects/${privPid}/repository/archive`, null);
+    expect(r.status).toBe(404);
+  });
+});
