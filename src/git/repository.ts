@@ -187,6 +187,37 @@ export class GitRepository {
     return read.resolveRef(this.path, ref);
   }
 
+  /** A blob by its object id (full or abbreviated), or null when there is no such blob. */
+  async blobById(id: string): Promise<{ sha: string; size: number; data: Buffer } | null> {
+    if (!/^[0-9a-f]{4,64}$/i.test(id)) return null;
+    const type = await runGit(['cat-file', '-t', id], { gitDir: this.path, okCodes: [0, 1, 128] });
+    if (type.code !== 0 || type.stdout.toString('utf8').trim() !== 'blob') return null;
+    const full = (await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', id], { gitDir: this.path })).stdout.toString('utf8').trim();
+    const data = (await runGit(['cat-file', 'blob', full], { gitDir: this.path })).stdout;
+    return { sha: full, size: data.length, data };
+  }
+
+  /** The best common ancestor of two or more commits (`--octopus` for more than two), or null. */
+  async mergeBaseOf(shas: string[]): Promise<string | null> {
+    const args = ['merge-base', ...(shas.length > 2 ? ['--octopus'] : []), '--end-of-options', ...shas];
+    const res = await runGit(args, { gitDir: this.path, okCodes: [0, 1, 128] });
+    return res.code === 0 ? res.stdout.toString('utf8').trim().split('\n')[0] || null : null;
+  }
+
+  /** Authors of the history of `sha` by email: the name of their newest commit, and how many commits. */
+  async contributors(sha: string): Promise<Array<{ name: string; email: string; commits: number }>> {
+    const res = await runGit(['log', '--no-merges', '--format=%aN%x00%aE', '--end-of-options', sha, '--'], { gitDir: this.path });
+    const out = new Map<string, { name: string; email: string; commits: number }>();
+    for (const line of res.stdout.toString('utf8').split('\n')) {
+      if (!line) continue;
+      const [name = '', email = ''] = line.split('\0');
+      const known = out.get(email);
+      if (known) known.commits++;
+      else out.set(email, { name, email, commits: 1 });
+    }
+    return [...out.values()];
+  }
+
   /** Whether `path` exists in the tree of commit `sha`. */
   async pathExists(sha: string, path: string): Promise<boolean> {
     const res = await runGit(['cat-file', '-e', `${sha}:${path}`], { gitDir: this.path, okCodes: [0, 1, 128] });

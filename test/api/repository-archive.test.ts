@@ -89,3 +89,47 @@ describe('repository archives', () => {
     expect(r.status).toBe(404);
   });
 });
+
+describe('blobs, merge base, contributors', () => {
+  it('a blob by id, as JSON (base64) and raw', async () => {
+    const tree = await s.request('GET', `/projects/${pid}/repository/tree?path=src`);
+    const entry = tree.body.find((e: any) => e.name === 'app.txt');
+    let r = await s.request('GET', `/projects/${pid}/repository/blobs/${entry.id}`);
+    expect(r.body).toEqual({ size: 3, encoding: 'base64', content: Buffer.from('app').toString('base64'), sha: entry.id });
+    r = await s.request('GET', `/projects/${pid}/repository/blobs/${entry.id.slice(0, 8)}/raw`, { token: null });
+    expect([r.status, r.text, r.headers.get('content-type'), r.headers.get('cache-control')]).toEqual([200, 'app', 'text/plain; charset=utf-8', 'no-cache, no-store']);
+    for (const bad of [sha, 'nothex', 'f'.repeat(40)]) {
+      r = await s.request('GET', `/projects/${pid}/repository/blobs/${bad}`);
+      expect([r.status, r.body], bad).toEqual([404, { message: '404 Blob Not Found' }]);
+    }
+    expect((await s.request('GET', `/projects/${privPid}/repository/blobs/${entry.id}`, { token: guest.token })).status).toBe(403);
+  });
+
+  it('merge_base of two or more refs, with GitLab errors', async () => {
+    let r = await s.request('GET', `/projects/${pid}/repository/merge_base?refs[]=main&refs[]=feature/x`);
+    expect([r.status, r.body.id]).toEqual([200, sha]);
+    r = await s.request('GET', `/projects/${pid}/repository/merge_base?refs=main,feature/x,${sha}`);
+    expect(r.body.id).toBe(sha);
+    r = await s.request('GET', `/projects/${pid}/repository/merge_base?refs[]=main`);
+    expect([r.status, r.body]).toEqual([400, { message: 'Provide at least 2 refs' }]);
+    r = await s.request('GET', `/projects/${pid}/repository/merge_base?refs[]=main&refs[]=nope&refs[]=--all`);
+    expect([r.status, r.body]).toEqual([400, { message: 'Could not find refs: nope, --all' }]);
+    // Unrelated histories have no merge base.
+    const lone = await repo(s, pid).commitFiles({ branch: 'orphan', startSha: null, message: 'alone', author: { name: 'A', email: 'a@example.com' }, actions: [{ action: 'create', file_path: 'x', content: 'x' }], expectedOldSha: null });
+    r = await s.request('GET', `/projects/${pid}/repository/merge_base?refs[]=main&refs[]=${lone}`);
+    expect([r.status, r.body]).toEqual([404, { message: '404 Merge Base Not Found' }]);
+  });
+
+  it('contributors by email, ordered and paginated', async () => {
+    await repo(s, pid).commitFiles({ branch: 'main', startSha: await repo(s, pid).branchSha('main'), message: 'by ann', author: { name: 'Ann', email: 'ann@example.com' }, actions: [{ action: 'create', file_path: 'ann.txt', content: 'a' }], expectedOldSha: await repo(s, pid).branchSha('main') });
+    let r = await s.request('GET', `/projects/${pid}/repository/contributors`);
+    // By commits (ascending), then email: the project's first commit, Ann's, and the test's author's.
+    expect(r.body.map((x: any) => [x.email, x.commits])).toEqual([['admin@example.com', 1], ['ann@example.com', 1], ['dev@example.com', 1]]);
+    expect(Object.keys(r.body[0])).toEqual(['name', 'email', 'commits', 'additions', 'deletions']);
+    r = await s.request('GET', `/projects/${pid}/repository/contributors?order_by=name&sort=desc`);
+    const names = r.body.map((x: any) => x.name);
+    expect(names).toEqual([...names].sort().reverse());
+    r = await s.request('GET', `/projects/${pid}/repository/contributors?ref=nope`);
+    expect([r.status, r.body]).toEqual([404, { message: '404 Not Found' }]);
+  });
+});

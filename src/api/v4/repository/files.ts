@@ -98,7 +98,7 @@ async function fileMetadata(c: Ctx) {
   return c.reply.send();
 }
 
-function looksLikeText(content: Buffer): boolean {
+export function looksLikeText(content: Buffer): boolean {
   if (content.subarray(0, 8000).includes(0)) return false;
   return Buffer.from(content.toString('utf8'), 'utf8').equals(content);
 }

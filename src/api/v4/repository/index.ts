@@ -1,6 +1,7 @@
 // The repository API: branches, tags, files, commits, compare and tree under /projects/:id/repository.
 import type { FastifyInstance } from 'fastify';
 import { registerArchiveRoutes } from './archive.js';
+import { registerBlobRoutes } from './blobs.js';
 import { registerBranchRoutes } from './branches.js';
 import { registerCommitRoutes } from './commits.js';
 import { registerCompareRoutes } from './compare.js';
@@ -10,6 +11,7 @@ import { registerTreeRoutes } from './tree.js';
 
 export function registerRepositoryRoutes(app: FastifyInstance): void {
   registerArchiveRoutes(app);
+  registerBlobRoutes(app);
   registerBranchRoutes(app);
   registerCommitRoutes(app);
   registerCompareRoutes(app);

@@ -142,3 +142,9 @@ export const Release = obj(
   },
   { title: 'Release' },
 );
+
+/** GET …/repository/blobs/:sha */
+export const Blob = obj({ size: Int(), encoding: Str(), content: Str(), sha: Str() }, { title: 'Blob' });
+
+/** Entities::Contributor */
+export const Contributor = obj({ name: Str(), email: Str(), commits: Int(), additions: Int(), deletions: Int() }, { title: 'Contributor' });
