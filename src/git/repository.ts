@@ -187,6 +187,13 @@ export class GitRepository {
     return read.resolveRef(this.path, ref);
   }
 
+  /** Branches and tags whose history contains commit `sha` (names without refs/heads/ or refs/tags/). */
+  async refsContaining(sha: string, kind: 'branch' | 'tag'): Promise<string[]> {
+    const prefix = kind === 'branch' ? 'refs/heads/' : 'refs/tags/';
+    const res = await runGit(['for-each-ref', `--contains=${sha}`, '--format=%(refname)', prefix], { gitDir: this.path });
+    return res.stdout.toString('utf8').split('\n').filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length));
+  }
+
   /** A blob by its object id (full or abbreviated), or null when there is no such blob. */
   async blobById(id: string): Promise<{ sha: string; size: number; data: Buffer } | null> {
     if (!/^[0-9a-f]{4,64}$/i.test(id)) return null;

@@ -133,3 +133,19 @@ describe('blobs, merge base, contributors', () => {
     expect([r.status, r.body]).toEqual([404, { message: '404 Not Found' }]);
   });
 });
+
+describe('commit refs', () => {
+  it('the branches and tags that contain a commit', async () => {
+    expect((await s.request('POST', `/projects/${pid}/repository/tags`, { json: { tag_name: 'r1', ref: sha } })).status).toBe(201);
+    let r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs`);
+    expect(r.body).toEqual(expect.arrayContaining([{ type: 'branch', name: 'main' }, { type: 'branch', name: 'feature/x' }, { type: 'tag', name: 'r1' }]));
+    r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=tag`);
+    expect(r.body).toEqual([{ type: 'tag', name: 'r1' }]);
+    r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=branch&per_page=1`);
+    expect([r.body.length, r.headers.get('x-total')]).toEqual([1, '2']);
+    r = await s.request('GET', `/projects/${pid}/repository/commits/${'e'.repeat(40)}/refs`);
+    expect([r.status, r.body]).toEqual([404, { message: '404 Commit Not Found' }]);
+    r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=remote`);
+    expect(r.status).toBe(400);
+  });
+});

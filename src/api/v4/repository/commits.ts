@@ -92,6 +92,17 @@ async function showCommit(c: Ctx) {
   return detail(pr, commit, c.params.bool('stats') ?? true);
 }
 
+// GET /projects/:id/repository/commits/:sha/refs: the branches and tags that contain a commit.
+async function commitRefs(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  const commit = await findCommit(pr, pathParam(c, 'sha'));
+  const type = c.params.enum('type', ['branch', 'tag', 'all'] as const) ?? 'all';
+  const refs: Array<{ type: string; name: string }> = [];
+  if (type !== 'tag') for (const name of await pr.repo.refsContaining(commit.id, 'branch')) refs.push({ type: 'branch', name });
+  if (type !== 'branch') for (const name of await pr.repo.refsContaining(commit.id, 'tag')) refs.push({ type: 'tag', name });
+  return paginateArray(c, refs);
+}
+
 // GET /projects/:id/repository/commits/:sha/diff
 async function showCommitDiff(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
@@ -180,4 +191,5 @@ export function registerCommitRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/repository/commits', createCommit);
   route(app, 'GET', '/projects/:id/repository/commits/:sha', showCommit);
   route(app, 'GET', '/projects/:id/repository/commits/:sha/diff', showCommitDiff);
+  route(app, 'GET', '/projects/:id/repository/commits/:sha/refs', commitRefs);
 }

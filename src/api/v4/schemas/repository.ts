@@ -148,3 +148,6 @@ export const Blob = obj({ size: Int(), encoding: Str(), content: Str(), sha: Str
 
 /** Entities::Contributor */
 export const Contributor = obj({ name: Str(), email: Str(), commits: Int(), additions: Int(), deletions: Int() }, { title: 'Contributor' });
+
+/** GET …/repository/commits/:sha/refs */
+export const CommitRef = obj({ type: Str(), name: Str() }, { title: 'CommitRef' });
