@@ -149,3 +149,31 @@ describe('commit refs', () => {
     expect(r.status).toBe(400);
   });
 });
+
+describe('commit comments', () => {
+  it('plain comments and comments on a line of the commit, as CommitNote', async () => {
+    const base = `/projects/${pid}/repository/commits/${sha}/comments`;
+    let r = await s.request('POST', base, { token: guest.token, json: { note: 'Coverage 93%' } });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body)).toEqual(['note', 'path', 'line', 'line_type', 'author', 'created_at']);
+    expect(r.body).toMatchObject({ note: 'Coverage 93%', path: null, line: null, line_type: null, author: { username: 'aguest' } });
+    // src/app.txt was added by this commit: its line 1 is a 'new' line of the diff.
+    r = await s.request('POST', base, { json: { note: 'here', path: 'src/app.txt', line: 1, line_type: 'new' } });
+    expect(r.body).toMatchObject({ path: 'src/app.txt', line: 1, line_type: 'new' });
+    // A line the diff does not show makes a plain comment, as GitLab.
+    r = await s.request('POST', base, { json: { note: 'elsewhere', path: 'src/app.txt', line: 9 } });
+    expect([r.status, r.body.path, r.body.line]).toEqual([201, null, null]);
+    r = await s.request('GET', base, { token: null });
+    expect(r.body.map((n: any) => n.note)).toEqual(['Coverage 93%', 'here', 'elsewhere']);
+    expect(r.headers.get('x-total')).toBe('3');
+    // Errors write nothing.
+    expect((await s.request('POST', base, { json: {} })).body).toEqual({ error: 'note is missing' });
+    expect((await s.request('POST', base, { json: { note: ' ' } })).body).toEqual({ message: `Failed to save note {:note=>["can't be blank"]}` });
+    expect((await s.request('POST', base, { json: { note: 'x', line_type: 'middle' } })).status).toBe(400);
+    expect((await s.request('POST', base, { token: null, json: { note: 'x' } })).status).toBe(401);
+    expect((await s.request('POST', `/projects/${pid}/repository/commits/${'e'.repeat(40)}/comments`, { json: { note: 'x' } })).body).toEqual({ message: '404 Commit Not Found' });
+    expect((await s.request('GET', base)).body).toHaveLength(3);
+    // Comments on commits are not merge request notes.
+    expect((await s.request('GET', `/projects/${privPid}/repository/commits/${sha}/comments`, { token: guest.token })).status).toBe(403);
+  });
+});

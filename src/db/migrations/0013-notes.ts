@@ -33,6 +33,8 @@ export const notes: LabwrightMigration = {
     await index(ctx, 'notes_noteable', 'notes', 'noteable_id, noteable_type, created_at, id');
     await index(ctx, 'notes_discussion', 'notes', 'noteable_id, noteable_type, discussion_id');
     await index(ctx, 'notes_project', 'notes', 'project_id');
+    // Comments on commits (noteable_type 'Commit', noteable_id 0) are found by their commit.
+    await index(ctx, 'notes_project_commit', 'notes', 'project_id, commit_id');
     await index(ctx, 'notes_author', 'notes', 'author_id');
     // `user_notes_count`, and the notes still to be resolved (`blocking_discussions_resolved`,
     // the discussions merge check), kept by every note write in its transaction.

@@ -18,7 +18,7 @@ import { pathParam, requireParams, requiredString } from './common.js';
 
 const ACTIONS = ['create', 'delete', 'move', 'update', 'chmod'] as const;
 
-async function findCommit(pr: ProjectRepo, rev: string): Promise<Commit> {
+export async function findCommit(pr: ProjectRepo, rev: string): Promise<Commit> {
   const commit = isSafeRevision(rev) ? await pr.repo.getCommit(rev) : null;
   if (!commit) throw notFound('Commit');
   return commit;

@@ -46,7 +46,7 @@ import {
 } from './misc.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { Project, ProjectGroupLink, ProjectOrSimple } from './projects.js';
-import { Blob, Branch, Commit, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
+import { Blob, Branch, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
@@ -223,6 +223,8 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/blobs/:sha/raw': raw('the blob (text/plain or application/octet-stream)'),
   'GET /projects/:id/repository/merge_base': json(Commit),
   'GET /projects/:id/repository/commits/:sha/refs': list(CommitRef),
+  'GET /projects/:id/repository/commits/:sha/comments': list(CommitNote),
+  'POST /projects/:id/repository/commits/:sha/comments': json(CommitNote),
   'GET /projects/:id/repository/contributors': list(Contributor),
   'GET /projects/:id/repository/tags': list(Tag),
   'POST /projects/:id/repository/tags': json(Tag),

@@ -151,3 +151,9 @@ export const Contributor = obj({ name: Str(), email: Str(), commits: Int(), addi
 
 /** GET …/repository/commits/:sha/refs */
 export const CommitRef = obj({ type: Str(), name: Str() }, { title: 'CommitRef' });
+
+/** Entities::CommitNote */
+export const CommitNote = obj(
+  { note: Str(), path: NStr(), line: nullable(Int()), line_type: NStr(), author: nullable(UserBasic), created_at: Time() },
+  { title: 'CommitNote' },
+);
