@@ -196,12 +196,23 @@ export class GitRepository {
 
   /** A blob by its object id (full or abbreviated), or null when there is no such blob. */
   async blobById(id: string): Promise<{ sha: string; size: number; data: Buffer } | null> {
+    const full = await this.blobId(id);
+    if (!full) return null;
+    const data = (await runGit(['cat-file', 'blob', full], { gitDir: this.path })).stdout;
+    return { sha: full, size: data.length, data };
+  }
+
+  /** The full id of a blob named by (abbreviated) id, or null when there is no such blob. */
+  async blobId(id: string): Promise<string | null> {
     if (!/^[0-9a-f]{4,64}$/i.test(id)) return null;
     const type = await runGit(['cat-file', '-t', id], { gitDir: this.path, okCodes: [0, 1, 128] });
     if (type.code !== 0 || type.stdout.toString('utf8').trim() !== 'blob') return null;
-    const full = (await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', id], { gitDir: this.path })).stdout.toString('utf8').trim();
-    const data = (await runGit(['cat-file', 'blob', full], { gitDir: this.path })).stdout;
-    return { sha: full, size: data.length, data };
+    return (await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', id], { gitDir: this.path })).stdout.toString('utf8').trim();
+  }
+
+  /** `git cat-file blob` of a full blob id as a running process (its stdout is the blob). */
+  blobStream(sha: string): ChildProcess {
+    return spawnGit(['cat-file', 'blob', sha], { gitDir: this.path });
   }
 
   /** The best common ancestor of two or more commits (`--octopus` for more than two), or null. */
@@ -213,21 +224,25 @@ export class GitRepository {
 
   /** Authors of the history of `sha` by email: the name of their newest commit, and how many commits. */
   async contributors(sha: string): Promise<Array<{ name: string; email: string; commits: number }>> {
-    const res = await runGit(['log', '--no-merges', '--format=%aN%x00%aE', '--end-of-options', sha, '--'], { gitDir: this.path });
+    // GitLab's Repository#contributors: the newest 2,000 commits without merges, raw names and
+    // emails (no .mailmap), grouped by email, the first name that is not blank.
+    const res = await runGit(['log', '--no-merges', '-n', '2000', '--format=%an%x00%ae', '--end-of-options', sha, '--'], { gitDir: this.path });
     const out = new Map<string, { name: string; email: string; commits: number }>();
     for (const line of res.stdout.toString('utf8').split('\n')) {
       if (!line) continue;
       const [name = '', email = ''] = line.split('\0');
       const known = out.get(email);
-      if (known) known.commits++;
-      else out.set(email, { name, email, commits: 1 });
+      if (known) {
+        known.commits++;
+        if (!known.name.trim() && name.trim()) known.name = name;
+      } else out.set(email, { name, email, commits: 1 });
     }
     return [...out.values()];
   }
 
   /** Whether `path` exists in the tree of commit `sha`. */
   async pathExists(sha: string, path: string): Promise<boolean> {
-    const res = await runGit(['cat-file', '-e', `${sha}:${path}`], { gitDir: this.path, okCodes: [0, 1, 128] });
+    const res = await runGit(['cat-file', '-e', '--end-of-options', `${sha}:${path}`], { gitDir: this.path, okCodes: [0, 1, 128] });
     return res.code === 0;
   }
 
@@ -239,7 +254,8 @@ export class GitRepository {
   archive(sha: string, format: 'tar' | 'tar.gz' | 'tar.bz2' | 'zip', prefix: string, path?: string, exclude: string[] = []): ChildProcess {
     const config = format === 'tar.bz2' ? ['-c', 'tar.tar.bz2.command=bzip2 -c'] : [];
     const args = [...config, 'archive', `--format=${format}`, `--prefix=${prefix}/`, sha];
-    if (path || exclude.length) args.push('--', path ?? '.', ...exclude.map((p) => `:(exclude)${p}`));
+    // Literal pathspecs: `app/[slug]` is a folder, not a pattern.
+    if (path || exclude.length) args.push('--', path ? `:(literal)${path}` : '.', ...exclude.map((p) => `:(exclude,literal)${p}`));
     return spawnGit(args, { gitDir: this.path });
   }
 

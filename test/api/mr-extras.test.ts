@@ -91,7 +91,8 @@ describe('approvals and award emoji', () => {
     let got = await s.request('GET', `/projects/${pid}/merge_requests/${mr.iid}`);
     expect([got.body.upvotes, got.body.downvotes]).toEqual([1, 1]);
     expect((await s.request('GET', `/projects/${pid}/merge_requests/${mr.iid}/award_emoji`)).body).toHaveLength(2);
-    expect((await s.request('DELETE', `/projects/${pid}/merge_requests/${mr.iid}/award_emoji/${awardId}`, { token: alice.token })).status).toBe(403);
+    // Someone else's award: GitLab's unauthorized! (401).
+    expect((await s.request('DELETE', `/projects/${pid}/merge_requests/${mr.iid}/award_emoji/${awardId}`, { token: alice.token })).status).toBe(401);
     expect((await s.request('DELETE', `/projects/${pid}/merge_requests/${mr.iid}/award_emoji/${awardId}`, { token: bob.token })).status).toBe(204);
     got = await s.request('GET', `/projects/${pid}/merge_requests/${mr.iid}`);
     expect(got.body.upvotes).toBe(0);

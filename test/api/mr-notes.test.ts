@@ -409,14 +409,22 @@ describe('merge request discussions', () => {
     expect(r.body.map((a: any) => a.name)).toEqual(['eyes', 'rocket']);
     expect((await s.request('GET', `${awards}/${eyes.id}`, { token: guest.token })).body.name).toBe('eyes');
     expect((await s.request('GET', `${awards}/999999`, { token: guest.token })).body).toEqual({ message: '404 Award Emoji Not Found' });
-    expect((await s.request('DELETE', `${awards}/${eyes.id}`, { token: dev.token })).status).toBe(403);
+    expect((await s.request('DELETE', `${awards}/${eyes.id}`, { token: dev.token })).status).toBe(401);
+    // Reading awards needs no sign-in on a public project, as GitLab's award emoji API.
+    expect((await s.request('GET', awards, { token: null })).body.map((a: any) => a.name)).toEqual(['eyes', 'rocket']);
     expect((await s.request('DELETE', `${awards}/${eyes.id}`, { token: reporter.token })).status).toBe(204);
     // The merge request's own awards are apart from its notes'.
     expect((await s.request('GET', `${base}/award_emoji`, { token: dev.token })).body).toEqual([]);
     // Internal notes' awards are as hidden as the notes.
     const internal = (await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'secret', internal: true } })).body;
-    expect((await s.request('GET', `${base}/notes/${internal.id}/award_emoji`, { token: guest.token })).status).toBe(404);
+    expect((await s.request('GET', `${base}/notes/${internal.id}/award_emoji`, { token: guest.token })).body).toEqual({ message: '404 Award Emoji Not Found' });
     expect((await s.request('POST', `${base}/notes/${internal.id}/award_emoji`, { token: outsider.token, json: { name: 'eyes' } })).status).toBe(404);
+    // A locked discussion: outsiders award nothing, on the merge request or its notes.
+    expect((await s.request('PUT', base, { json: { discussion_locked: true } })).status).toBe(200);
+    expect((await s.request('POST', `${base}/award_emoji`, { token: outsider.token, json: { name: 'eyes' } })).body).toEqual({ message: '404 Award Emoji Not Found' });
+    expect((await s.request('POST', `${base}/notes/${note.id}/award_emoji`, { token: outsider.token, json: { name: 'eyes' } })).status).toBe(404);
+    expect((await s.request('POST', `${base}/award_emoji`, { token: guest.token, json: { name: 'eyes' } })).status).toBe(201);
+    expect((await s.request('PUT', base, { json: { discussion_locked: false } })).status).toBe(200);
     expect((await s.request('DELETE', `${base}/notes/${note.id}`, { token: dev.token })).status).toBe(204);
     expect(await s.app.lw.db.selectFrom('award_emoji').select('id').where('awardable_type', '=', 'Note').where('awardable_id', '=', note.id).execute()).toEqual([]);
   });
@@ -430,11 +438,14 @@ describe('merge request discussions', () => {
     expect(await subscribed(reporter.token)).toBe(false);
     await s.request('POST', `${base}/notes`, { token: reporter.token, json: { body: 'following' } });
     expect(await subscribed(reporter.token)).toBe(true);
-    // An outsider subscribes (201 with the merge request), then again is 304; unsubscribing the same way.
-    let r = await s.request('POST', `${base}/subscribe`, { token: outsider.token });
+    // Another Developer subscribes (201 with the merge request), then again is 304; unsubscribing the same way.
+    let r = await s.request('POST', `${base}/subscribe`, { token: dev2.token });
     expect([r.status, r.body.subscribed, r.body.iid]).toEqual([201, true, mr.iid]);
-    r = await s.request('POST', `${base}/subscribe`, { token: outsider.token });
+    r = await s.request('POST', `${base}/subscribe`, { token: dev2.token });
     expect([r.status, r.text]).toEqual([304, '']);
+    // GitLab finds the merge request with update_merge_request: readers who may not update it are refused.
+    expect((await s.request('POST', `${base}/subscribe`, { token: outsider.token })).status).toBe(403);
+    expect((await s.request('POST', `${base}/subscribe`, { token: guest.token })).status).toBe(403);
     r = await s.request('POST', `${base}/unsubscribe`, { token: dev.token });
     expect([r.status, r.body.subscribed]).toEqual([201, false]);
     expect(await subscribed(dev.token)).toBe(false);

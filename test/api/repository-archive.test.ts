@@ -57,6 +57,7 @@ describe('repository archives', () => {
 
   it('zip, tar, tar.bz2 and their aliases; sha, path and exclude_paths', async () => {
     let r = await download(`/projects/${pid}/repository/archive.zip?sha=feature/x`);
+    expect(r.headers.get('content-type')).toBe('application/zip');
     const featureSha = await repo(s, pid).branchSha('feature/x');
     const prefix = `arch-feature-x-${featureSha}`;
     expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.zip"`);
@@ -77,7 +78,7 @@ describe('repository archives', () => {
   });
 
   it('what cannot be archived is 404 File Not Found; who may not read the code gets 403', async () => {
-    for (const q of ['?sha=nope', '?sha=--output=/tmp/x', '?path=missing', '?path=../x', `?sha=${'f'.repeat(40)}`]) {
+    for (const q of ['?sha=nope', '?sha=--output=/tmp/x', '?path=missing', '?path=../x', `?sha=${'f'.repeat(40)}`, '?exclude_paths[]=nope', '?path=[ds]*']) {
       const r = await download(`/projects/${pid}/repository/archive${q}`);
       expect([r.status, JSON.parse(r.body.toString())], q).toEqual([404, { message: '404 File Not Found' }]);
     }
@@ -91,6 +92,14 @@ describe('repository archives', () => {
 });
 
 describe('blobs, merge base, contributors', () => {
+  it('an empty blob is an empty 200', async () => {
+    await commit(s, pid, 'empty-blob', { 'empty.txt': '' }, { from: 'main' });
+    const tree = await s.request('GET', `/projects/${pid}/repository/tree?ref=empty-blob`);
+    const entry = tree.body.find((e: any) => e.name === 'empty.txt');
+    const r = await s.request('GET', `/projects/${pid}/repository/blobs/${entry.id}/raw`);
+    expect([r.status, r.text]).toEqual([200, '']);
+  });
+
   it('a blob by id, as JSON (base64) and raw', async () => {
     const tree = await s.request('GET', `/projects/${pid}/repository/tree?path=src`);
     const entry = tree.body.find((e: any) => e.name === 'app.txt');
@@ -141,8 +150,10 @@ describe('commit refs', () => {
     expect(r.body).toEqual(expect.arrayContaining([{ type: 'branch', name: 'main' }, { type: 'branch', name: 'feature/x' }, { type: 'tag', name: 'r1' }]));
     r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=tag`);
     expect(r.body).toEqual([{ type: 'tag', name: 'r1' }]);
+    const branches = (await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=branch`)).body;
+    expect(branches.every((b: any) => b.type === 'branch')).toBe(true);
     r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=branch&per_page=1`);
-    expect([r.body.length, r.headers.get('x-total')]).toEqual([1, '2']);
+    expect([r.body.length, r.headers.get('x-total')]).toEqual([1, String(branches.length)]);
     r = await s.request('GET', `/projects/${pid}/repository/commits/${'e'.repeat(40)}/refs`);
     expect([r.status, r.body]).toEqual([404, { message: '404 Commit Not Found' }]);
     r = await s.request('GET', `/projects/${pid}/repository/commits/${sha}/refs?type=remote`);

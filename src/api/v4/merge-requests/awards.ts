@@ -1,6 +1,6 @@
 // Award emoji on a merge request or on one of its notes (GitLab's lib/api/award_emoji.rb).
 import type { Ctx } from '../../../http/route.js';
-import { forbidden, notFound, paramError, validationError } from '../../../http/errors.js';
+import { notFound, paramError, unauthorized, validationError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
@@ -72,9 +72,9 @@ export async function addAward(c: Ctx, user: UserRow, on: Awardable, name: strin
   return presentAward(Object.assign({}, row, { id: Number(ins.id) }), new Map([[user.id, user]]), c.base);
 }
 
-/** Only the user who gave an award (or an administrator) takes it back. */
+/** Only the user who gave an award (or an administrator) takes it back; anyone else is GitLab's 401. */
 export async function removeAward(c: Ctx, user: UserRow, on: Awardable): Promise<void> {
   const row = await findAward(c, on);
-  if (row.user_id !== user.id && !user.is_admin) throw forbidden();
+  if (row.user_id !== user.id && !user.is_admin) throw unauthorized();
   await c.app.db.deleteFrom('award_emoji').where('id', '=', row.id).execute();
 }

@@ -128,6 +128,8 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function awardMr(c) {
     const user = c.requireUser();
     const p = await mrFromPath(c, { write: true });
+    // award_emoji: never on an archived project; on a locked discussion only for members (GitLab's 404).
+    if (p.info.project.archived || (p.mr.discussion_locked === 1 && p.access < AccessLevel.GUEST && !user.is_admin)) throw notFound('Award Emoji');
     const out = await addAward(c, user, { type: 'MergeRequest', id: p.mr.id }, awardName(c));
     await recountVotes(c, p.mr.id);
     return out;
@@ -146,6 +148,9 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     route(app, 'POST', `/projects/:id/merge_requests/:merge_request_iid/${action}`, async function subscription(c) {
       const user = c.requireUser();
       const p = await mrFromPath(c, { write: true });
+      // GitLab finds the merge request with update_merge_request: Developers, its author or an assignee.
+      const assigned = await c.app.db.selectFrom('merge_request_assignees').select('id').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
+      if (!canUpdate(c, p, p.mr) && !(assigned && !p.info.project.archived)) throw forbidden();
       const before = (await presentOne(c, p, p.mr)).subscribed === true;
       if (before === want) {
         c.status(304);

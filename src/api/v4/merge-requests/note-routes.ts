@@ -302,12 +302,18 @@ async function resolveThread(c: Ctx) {
   return (await present(c, s, fresh)).thread(fresh);
 }
 
-/** A readable note of the path's merge request as an awardable (404 for an internal one below Reporter). */
+/**
+ * A note of the path's merge request as an awardable. Reading needs no sign-in (GitLab's award
+ * emoji API has none); an internal note below Reporter, or a write where the caller could not
+ * write to the thread, is GitLab's `404 Award Emoji Not Found`.
+ */
 async function awardableNote(c: Ctx, opts: { write?: boolean } = {}) {
-  const s = await scope(c);
-  const note = await findNote(c, s);
-  // GitLab's award_emoji on a note: prevented where the caller could not write to the thread.
-  if (opts.write && !mayWrite(c, s)) throw forbidden();
+  if (opts.write) c.requireUser();
+  const s: NoteScope = await mrFromPath(c, { hidden: true });
+  const id = noteIdParam(c);
+  const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR).executeTakeFirst();
+  if (!note) throw notFound();
+  if ((note.internal === 1 && !readsInternal(c, s)) || (opts.write && !mayWrite(c, s))) throw notFound('Award Emoji');
   return { type: 'Note' as const, id: note.id };
 }
 

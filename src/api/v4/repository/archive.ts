@@ -7,6 +7,7 @@ import { route, type Ctx } from '../../../http/route.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { readableRepo } from '../../../services/repository/project-repo.js';
 import { pathParam } from './common.js';
+import { sendGitStream } from './git-stream.js';
 
 type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
 
@@ -45,25 +46,18 @@ async function archive(c: Ctx) {
   const path = repoPath(c.params.string('path'));
   if (path && !(await pr.repo.pathExists(sha, path))) throw fileNotFound();
   const exclude = (c.params.stringArray('exclude_paths') ?? []).map((p) => repoPath(p)).filter((p): p is string => !!p);
+  // Gitaly's precondition: an excluded path must exist too.
+  for (const p of exclude) if (!(await pr.repo.pathExists(sha, p))) throw fileNotFound();
   c.params.bool('include_lfs_blobs'); // accepted: Labwright stores no LFS objects
   // GitLab's archive_prefix with append_sha: project path, ref ('/' made '-'), commit, path.
   const prefix = [pr.project.path, ref.replace(/\//g, '-'), sha, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
-  const proc = pr.repo.archive(sha, format, prefix, path, exclude);
-  let stderr = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    if (stderr.length < 4096) stderr += d.toString('utf8');
-  });
-  proc.on('close', (code) => {
-    if (code !== 0 && code !== null) c.req.log.warn({ code, stderr }, 'git archive failed');
-  });
-  // A client that goes away does not leave git running.
-  c.reply.raw.on('close', () => {
-    if (proc.exitCode === null) proc.kill('SIGTERM');
-  });
   const filename = `${prefix}.${format}`.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  c.header('Content-Disposition', `attachment; filename="${filename}"`);
-  c.header('Content-Transfer-Encoding', 'binary');
-  return c.reply.code(200).type('application/octet-stream').send(proc.stdout);
+  return sendGitStream(c, pr.repo.archive(sha, format, prefix, path, exclude), {
+    // Workhorse: application/zip for zip, application/octet-stream for the rest.
+    type: () => (format === 'zip' ? 'application/zip' : 'application/octet-stream'),
+    failed: fileNotFound,
+    headers: { 'Content-Disposition': `attachment; filename="${filename}"`, 'Content-Transfer-Encoding': 'binary' },
+  });
 }
 
 export function registerArchiveRoutes(app: FastifyInstance): void {

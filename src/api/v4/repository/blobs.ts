@@ -8,6 +8,7 @@ import { readableRepo, type ProjectRepo } from '../../../services/repository/pro
 import { presentCommit } from '../entities/commit.js';
 import { pathParam } from './common.js';
 import { looksLikeText } from './files.js';
+import { sendGitStream } from './git-stream.js';
 
 async function blobOfPath(c: Ctx): Promise<{ pr: ProjectRepo; blob: { sha: string; size: number; data: Buffer } }> {
   const pr = await readableRepo(c, pathParam(c, 'id'));
@@ -22,15 +23,17 @@ async function showBlob(c: Ctx) {
   return { size: blob.size, encoding: 'base64', content: blob.data.toString('base64'), sha: blob.sha };
 }
 
-// GET /projects/:id/repository/blobs/:sha/raw
+// GET /projects/:id/repository/blobs/:sha/raw: streamed (GitLab's send_git_blob), typed from its first bytes.
 async function rawBlob(c: Ctx) {
-  const { blob } = await blobOfPath(c);
-  // GitLab's no_cache_headers.
-  c.header('Cache-Control', 'no-cache, no-store');
-  c.header('Pragma', 'no-cache');
-  c.header('Expires', 'Fri, 01 Jan 1990 00:00:00 GMT');
-  c.header('Content-Disposition', 'inline');
-  return c.reply.code(200).type(looksLikeText(blob.data) ? 'text/plain; charset=utf-8' : 'application/octet-stream').send(blob.data);
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  const sha = await pr.repo.blobId(pathParam(c, 'sha'));
+  if (!sha) throw notFound('Blob');
+  return sendGitStream(c, pr.repo.blobStream(sha), {
+    type: (first) => (looksLikeText(first.subarray(0, 8192)) ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
+    failed: () => notFound('Blob'),
+    // GitLab's no_cache_headers.
+    headers: { 'Cache-Control': 'no-cache, no-store', Pragma: 'no-cache', Expires: 'Fri, 01 Jan 1990 00:00:00 GMT', 'Content-Disposition': 'inline' },
+  });
 }
 
 // GET /projects/:id/repository/merge_base?refs[]=a&refs[]=b
