@@ -2,7 +2,7 @@
 import type { Ctx } from '../../../http/route.js';
 import { notFound, paramError, unauthorized, validationError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
-import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
+import { findUserRefsByIds, type UserRefRow, type UserRow } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
 import { pathId } from '../../../services/merge-requests/rows.js';
 import { presentUserBasic } from '../entities/user.js';
@@ -19,7 +19,7 @@ interface AwardRow {
   awardable_type: string;
 }
 
-function presentAward(a: AwardRow, users: Map<number, UserRow>, base: string) {
+function presentAward(a: AwardRow, users: Map<number, UserRefRow>, base: string) {
   const u = users.get(a.user_id);
   return {
     id: a.id,
@@ -39,7 +39,7 @@ function awardsOf(c: Ctx, on: Awardable) {
 
 export async function listAwards(c: Ctx, on: Awardable) {
   const rows = await paginateOffset(c, awardsOf(c, on).orderBy('id'));
-  const users = await findUsersByIds(c.app.db, rows.map((r) => r.user_id));
+  const users = await findUserRefsByIds(c.app.db, rows.map((r) => r.user_id));
   return rows.map((r) => presentAward(r, users, c.base));
 }
 
@@ -52,7 +52,7 @@ async function findAward(c: Ctx, on: Awardable): Promise<AwardRow> {
 
 export async function showAward(c: Ctx, on: Awardable) {
   const row = await findAward(c, on);
-  return presentAward(row, await findUsersByIds(c.app.db, [row.user_id]), c.base);
+  return presentAward(row, await findUserRefsByIds(c.app.db, [row.user_id]), c.base);
 }
 
 /** The `name` of a new award, checked before anything is written. */

@@ -78,6 +78,29 @@ export function isParticipant(mr: MrRow, bundle: { assignees: Map<number, number
   return mr.author_id === userId || (bundle.assignees.get(mr.id) ?? []).includes(userId) || (bundle.reviewers.get(mr.id) ?? []).includes(userId) || noted;
 }
 
+const assigneeRow = prepared((db, mrId: number, userId: number) =>
+  db.selectFrom('merge_request_assignees').select('id').where('merge_request_id', '=', mrId).where('user_id', '=', userId),
+);
+const reviewerRow = prepared((db, mrId: number, userId: number) =>
+  db.selectFrom('merge_request_reviewers').select('id').where('merge_request_id', '=', mrId).where('user_id', '=', userId),
+);
+
+/**
+ * Whether a user is subscribed to a merge request, and assigned to it, without presenting it
+ * (subscribe and unsubscribe): the same rule as the entity's `subscribed`.
+ */
+export async function subscriptionState(c: Ctx, mr: MrRow, userId: number): Promise<{ subscribed: boolean; assigned: boolean }> {
+  const [explicit, noted, assigned, reviewing] = await Promise.all([
+    subscriptionOf(c.app.db, mr.id, userId),
+    notedBy(c.app.db, mr.id, userId),
+    assigneeRow(c.app.db, mr.id, userId),
+    reviewerRow(c.app.db, mr.id, userId),
+  ]);
+  const bundle = { assignees: new Map([[mr.id, assigned.length ? [userId] : []]]), reviewers: new Map([[mr.id, reviewing.length ? [userId] : []]]) };
+  const subscribed = explicit[0] ? explicit[0].subscribed === 1 : isParticipant(mr, bundle, userId, noted.length > 0);
+  return { subscribed, assigned: assigned.length > 0 };
+}
+
 /**
  * The full MergeRequest entity for one row. With `withFirstContribution`, `first_contribution` is
  * looked up too (with the bundle's first queries: one statement fewer on PostgreSQL).

@@ -15,7 +15,7 @@ import { createPipeline } from '../../../services/pipelines/statuses.js';
 import { presentMergeRequestBasic, presentMergeRequestHead } from '../entities/merge-request.js';
 import { presentPipelineBasic, presentPipelineDetailed } from '../entities/pipeline.js';
 import { presentUserBasic } from '../entities/user.js';
-import { canReadMrs, canUpdate, mrFromPath, presentOne, type MrProject } from './context.js';
+import { canReadMrs, canUpdate, mrFromPath, presentOne, subscriptionState, type MrProject } from './context.js';
 import { addAward, awardName, listAwards, removeAward, showAward } from './awards.js';
 
 async function presentApprovals(c: Ctx, mr: MrRow) {
@@ -148,11 +148,10 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     route(app, 'POST', `/projects/:id/merge_requests/:merge_request_iid/${action}`, async function subscription(c) {
       const user = c.requireUser();
       const p = await mrFromPath(c, { write: true });
+      const state = await subscriptionState(c, p.mr, user.id);
       // GitLab finds the merge request with update_merge_request: Developers, its author or an assignee.
-      const assigned = await c.app.db.selectFrom('merge_request_assignees').select('id').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
-      if (!canUpdate(c, p, p.mr) && !(assigned && !p.info.project.archived)) throw forbidden();
-      const before = (await presentOne(c, p, p.mr)).subscribed === true;
-      if (before === want) {
+      if (!canUpdate(c, p, p.mr) && !(state.assigned && !p.info.project.archived)) throw forbidden();
+      if (state.subscribed === want) {
         c.status(304);
         return undefined;
       }
