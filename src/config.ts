@@ -46,6 +46,11 @@ export interface Config {
   maxOffset: number;
   logLevel: string;
   trustProxy: boolean;
+  /**
+   * The instance's default branch protection (GitLab's `default_branch_protection`, 0-4) for
+   * projects in personal namespaces and in groups that set none (LABWRIGHT_DEFAULT_BRANCH_PROTECTION).
+   */
+  defaultBranchProtection: number;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -118,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxOffset: intEnv(env, 'LABWRIGHT_MAX_OFFSET', 50000),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.LABWRIGHT_TRUST_PROXY === 'true',
+    defaultBranchProtection: Number(oneOf(env, 'LABWRIGHT_DEFAULT_BRANCH_PROTECTION', ['0', '1', '2', '3', '4'] as const, '2')),
     readCache: (databaseUrl ? postgresReadCache : sqliteReadCache) === 'true',
     responseCache: oneOf(env, 'LABWRIGHT_RESPONSE_CACHE', ['true', 'false'] as const, 'true') === 'true',
   };

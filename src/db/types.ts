@@ -26,6 +26,7 @@ import type { ProjectsTable } from './tables/projects.js';
 import type { ProjectGroupLinksTable } from './tables/project-group-links.js';
 import type * as MR from './tables/merge-requests.js';
 import type * as Releases from './tables/releases.js';
+import type * as ProtectedRefs from './tables/protected-refs.js';
 
 export interface DB {
   users: UsersTable;
@@ -63,6 +64,8 @@ export interface DB {
   releases: Releases.ReleasesTable;
   release_links: Releases.ReleaseLinksTable;
   release_milestones: Releases.ReleaseMilestonesTable;
+  protected_refs: ProtectedRefs.ProtectedRefsTable;
+  protected_ref_access_levels: ProtectedRefs.ProtectedRefAccessLevelsTable;
   merge_request_blocks: MR.MergeRequestBlocksTable;
   ci_pipelines: MR.CiPipelinesTable;
   commit_statuses: MR.CommitStatusesTable;

@@ -11,6 +11,9 @@ import { notifyRefChanges } from '../services/repository/ref-hooks.js';
 import { authorizeGit } from './authorize.js';
 import { identifyGitCaller } from './credentials.js';
 import { serveGit, type ServeOptions } from './serve.js';
+import { pushPolicy } from './push-policy.js';
+import { installPushHooks, pushHookEnv } from '../git/pre-receive-hook.js';
+import { baseUrl } from '../http/route.js';
 
 const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
   { method: 'GET', suffix: '/info/refs' },
@@ -75,6 +78,12 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   const userId = caller.kind === 'user' ? caller.user.id : null;
   const options: ServeOptions = { repoPath: repo.path, pathInfo: parsed.pathInfo };
   if (caller.kind === 'user') options.remoteUser = caller.user.username;
+  if (before) {
+    // Protected branches and tags: the pre-receive hook applies what this pusher may do.
+    const user = caller.kind === 'user' ? caller.user : null;
+    const policy = await pushPolicy(app, baseUrl(app, req), decision, user, before);
+    options.env = pushHookEnv(await installPushHooks(app.config.dataDir), policy);
+  }
   if (before) {
     const projectId = decision.project.id;
     options.beforeEnd = () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));

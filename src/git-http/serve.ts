@@ -10,6 +10,8 @@ export interface ServeOptions {
   repoPath: string;
   pathInfo: string;
   remoteUser?: string;
+  /** Extra environment for git (the pre-receive hook's configuration and policy on a push). */
+  env?: Record<string, string>;
   /** Runs after git exited, before the response ends; only when git exited 0. */
   beforeEnd?: () => Promise<void>;
 }
@@ -37,6 +39,7 @@ export async function serveGit(req: IncomingMessage, res: ServerResponse, opts: 
     protocol: header(req, 'git-protocol'),
     remoteAddr: req.socket.remoteAddress,
     remoteUser: opts.remoteUser,
+    env: opts.env,
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined) (options as unknown as Record<string, unknown>)[key] = value;

@@ -17,7 +17,8 @@ beforeAll(async () => {
   alice = await s.createUser('alice');
   bob = await s.createUser('bob');
   eve = await s.createUser('eve');
-  const g = await s.request('POST', '/groups', { json: { name: 'grp', path: 'grp', visibility: 'public' } });
+  // Developers may merge into the group's default branches (GitLab's protection level 3).
+  const g = await s.request('POST', '/groups', { json: { name: 'grp', path: 'grp', visibility: 'public', default_branch_protection: 3 } });
   gid = g.body.id;
   const sub = await s.request('POST', '/groups', { json: { name: 'sub', path: 'sub', parent_id: gid, visibility: 'public' } });
   const p = await createProject(s, 'app', { visibility: 'public', extra: { namespace_id: gid } });

@@ -103,6 +103,25 @@ describe('@gitbeaker/rest repository API', () => {
     expect(await statusOf(api.Tags.show(projectId, 'v9'))).toBe(404);
   });
 
+  it('protects and unprotects branches and tags', async () => {
+    const api = new Gitlab({ host: s.url, token: alice.token });
+    const rule = await api.ProtectedBranches.protect(projectId, 'release/*', { pushAccessLevel: 0, mergeAccessLevel: 30, allowForcePush: false });
+    expect(rule.name).toBe('release/*');
+    expect(rule.push_access_levels?.[0]?.access_level_description).toBe('No one');
+    const edited = await api.ProtectedBranches.edit(projectId, 'release/*', { allowForcePush: true, allowedToPush: [{ accessLevel: 40 }] });
+    expect(edited.allow_force_push).toBe(true);
+    expect(edited.push_access_levels?.map((l) => l.access_level)).toEqual([0, 40]);
+    expect((await api.ProtectedBranches.all(projectId, { search: 'release' })).map((r) => r.name)).toEqual(['release/*']);
+    expect((await api.ProtectedBranches.show(projectId, 'release/*')).id).toBe(rule.id);
+    await api.ProtectedBranches.unprotect(projectId, 'release/*');
+    expect(await statusOf(api.ProtectedBranches.show(projectId, 'release/*'))).toBe(404);
+    const tag = await api.ProtectedTags.protect(projectId, 'v*', { createAccessLevel: 40 });
+    expect(tag.create_access_levels?.[0]?.access_level).toBe(40);
+    expect((await api.ProtectedTags.all(projectId)).map((t) => t.name)).toEqual(['v*']);
+    await api.ProtectedTags.unprotect(projectId, 'v*');
+    expect(await api.ProtectedTags.all(projectId)).toEqual([]);
+  });
+
   it('hides the private project from another user', async () => {
     const api = new Gitlab({ host: s.url, token: eve.token });
     expect(await statusOf(api.Branches.all(projectId))).toBe(404);

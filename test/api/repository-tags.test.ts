@@ -35,7 +35,9 @@ function remote(token: string): string {
 const tags = (body: any[]) => body.map((t: any) => t.name);
 
 beforeAll(async () => {
-  s = await startServer();
+  // A Developer writes main and pushes tags here: default branches are left unprotected
+  // (GitLab's default_branch_protection 0; test/api/protected-refs.test.ts covers protection).
+  s = await startServer({ LABWRIGHT_DEFAULT_BRANCH_PROTECTION: '0' });
   [owner, dev, reporter, outsider] = await Promise.all(['towner', 'tdev', 'trep', 'tout'].map((n) => s.createUser(n)));
   const p = await s.request('POST', '/projects', { token: owner.token, json: { name: 'tagged', visibility: 'private', initialize_with_readme: true } });
   expect(p.status).toBe(201);

@@ -21,7 +21,9 @@ async function addMember(projectId: number, userId: number, level: number) {
 }
 
 beforeAll(async () => {
-  s = await startServer();
+  // A Developer writes the default branch here: the instance leaves default branches unprotected
+  // (GitLab's default_branch_protection 0; test/api/protected-refs.test.ts covers protection).
+  s = await startServer({ LABWRIGHT_DEFAULT_BRANCH_PROTECTION: '0' });
   owner = await s.createUser('owner1');
   dev = await s.createUser('dev1');
   reporter = await s.createUser('rep1');

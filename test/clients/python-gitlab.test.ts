@@ -67,6 +67,13 @@ describe('python-gitlab', () => {
     expect(out.mr_changes).toBe(1);
     expect(out.mr_state).toBe('merged');
     expect(out.mr_merge_commit).toBe(true);
+    expect(out.main_protected).toBe(true);
+    expect(out.protected_branches).toEqual(['main', 'release/*']);
+    expect(out.protected_release).toEqual([0, 'Developers + Maintainers']);
+    expect(out.protected_after_delete).toEqual(['main']);
+    expect(out.protected_tags).toEqual([['v*', 40]]);
+    expect(out.tag_protected).toBe(true);
+    expect(out.protected_duplicate).toEqual([409, "Protected branch 'main' already exists"]);
     expect(out.missing_project).toEqual([404, '404 Project Not Found']);
     expect(out.bad_token).toBe(401);
   }, 180_000);

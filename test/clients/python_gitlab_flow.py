@@ -104,6 +104,26 @@ mr = p.mergerequests.get(mr.iid)
 out["mr_state"] = mr.state
 out["mr_merge_commit"] = bool(mr.merge_commit_sha)
 
+# Protected branches and tags, as a bot that guards release branches
+out["main_protected"] = p.branches.get("main").protected
+pb = p.protectedbranches.create({
+    "name": "release/*",
+    "push_access_level": gitlab.const.AccessLevel.NO_ACCESS,
+    "merge_access_level": gitlab.const.AccessLevel.DEVELOPER,
+})
+out["protected_branches"] = sorted(b.name for b in p.protectedbranches.list(get_all=True))
+pb = p.protectedbranches.get("release/*")
+out["protected_release"] = [pb.push_access_levels[0]["access_level"], pb.merge_access_levels[0]["access_level_description"]]
+p.protectedbranches.delete("release/*")
+out["protected_after_delete"] = [b.name for b in p.protectedbranches.list(get_all=True)]
+p.protectedtags.create({"name": "v*", "create_access_level": gitlab.const.AccessLevel.MAINTAINER})
+out["protected_tags"] = [[t.name, t.create_access_levels[0]["access_level"]] for t in p.protectedtags.list(get_all=True)]
+out["tag_protected"] = p.tags.get("v1.0.0").protected
+try:
+    p.protectedbranches.create({"name": "main"})
+except gitlab.exceptions.GitlabCreateError as e:
+    out["protected_duplicate"] = [e.response_code, str(e.error_message)]
+
 # Errors as python-gitlab raises them
 try:
     gl.projects.get("py-group/nope")

@@ -132,15 +132,17 @@ describe('push and clone with a token as password', () => {
     writeFileSync(join(clone, 'NEW.md'), 'from dev\n');
     await git(clone, 'add', '.');
     await git(clone, 'commit', '-q', '-m', 'Dev pushes');
-    await git(clone, 'push', '-q', 'origin', 'main');
-    const b = await s.request('GET', `/projects/${privateId}/repository/branches/main`, { token: owner.token });
+    // main is protected (Maintainers push, GitLab's default): the Developer pushes a branch of their own.
+    expect(await gitFails(clone, 'push', 'origin', 'main')).toContain('You are not allowed to push code to protected branches on this project.');
+    await git(clone, 'push', '-q', 'origin', 'HEAD:dev-work');
+    const b = await s.request('GET', `/projects/${privateId}/repository/branches/dev-work`, { token: owner.token });
     expect(b.body.commit.title).toBe('Dev pushes');
     // A commit made through the API is fetched by the clone.
     const api = await s.request('POST', `/projects/${privateId}/repository/files/api.txt`, {
-      token: dev.token, json: { branch: 'main', content: 'api\n', commit_message: 'From the API' },
+      token: dev.token, json: { branch: 'dev-work', content: 'api\n', commit_message: 'From the API' },
     });
     expect(api.status).toBe(201);
-    await git(clone, 'pull', '-q', '--ff-only');
+    await git(clone, 'pull', '-q', '--ff-only', 'origin', 'dev-work');
     expect(readFileSync(join(clone, 'api.txt'), 'utf8')).toBe('api\n');
     const repoPath = join(s.dataDir, 'repositories', `${privateId}.git`);
     await git(work, '--git-dir', repoPath, 'fsck', '--strict');
@@ -166,7 +168,7 @@ describe('push and clone with a token as password', () => {
     const apiOnly = await s.request('POST', `/users/${dev.id}/personal_access_tokens`, { json: { name: 'user', scopes: ['read_user'] } });
     const noScope = await fetch(`${s.url}/gitowner/pushed.git/info/refs?service=git-upload-pack`, { headers: { Authorization: basic(apiOnly.body.token) } });
     expect(noScope.status).toBe(401);
-    const b = await s.request('GET', `/projects/${privateId}/repository/branches/main`, { token: owner.token });
+    const b = await s.request('GET', `/projects/${privateId}/repository/branches/dev-work`, { token: owner.token });
     expect(b.body.commit.title).toBe('From the API');
   });
 

@@ -14,6 +14,7 @@ import { registerNamespaceRoutes } from './namespaces/routes.js';
 import { registerPersonalAccessTokenRoutes } from './personal-access-tokens/routes.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { registerProjectShareRoutes } from './projects/share.js';
+import { registerProtectedRefRoutes } from './protected-refs/routes.js';
 import { registerReleaseRoutes } from './releases/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
@@ -37,6 +38,7 @@ export const apiModules: RouteModule[] = [
   registerPersonalAccessTokenRoutes,
   registerProjectRoutes,
   registerProjectShareRoutes,
+  registerProtectedRefRoutes,
   registerReleaseRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,

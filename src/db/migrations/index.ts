@@ -16,9 +16,10 @@ import { openMergeRequestRule } from './0012-open-merge-request-rule.js';
 import { notes } from './0013-notes.js';
 import { releases } from './0014-releases.js';
 import { subscriptions } from './0015-subscriptions.js';
+import { protectedRefs } from './0016-protected-refs.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

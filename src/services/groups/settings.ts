@@ -5,6 +5,7 @@ import { paramError } from '../../http/errors.js';
 import type { Params } from '../../http/params.js';
 import { hosted, selfManaged, tierAvailable, type Tier } from './tiers.js';
 import { deepFreeze } from '../../db/epoch-cache.js';
+import { legacyLevelHash } from '../repository/protected-refs.js';
 
 type Kind = 'bool' | 'nbool' | 'int' | 'nint' | 'string' | 'nstring' | 'enum' | 'strings' | 'ints' | 'hash';
 
@@ -230,6 +231,10 @@ export function readSettings(
   }
   if (values.default_branch_protection_defaults !== undefined) {
     values.default_branch_protection_defaults = normaliseProtectionDefaults(values.default_branch_protection_defaults as Record<string, unknown>);
+  } else if (typeof values.default_branch_protection === 'number') {
+    // The deprecated level sets the defaults it stands for, as GitLab does.
+    const hash = legacyLevelHash(values.default_branch_protection);
+    if (hash) values.default_branch_protection_defaults = hash;
   }
   if (values.allow_merge_on_skipped_pipeline === true) {
     const pipeline = values.only_allow_merge_if_pipeline_succeeds;

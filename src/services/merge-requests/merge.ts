@@ -11,7 +11,8 @@ import { findUserById } from '../../db/repositories/users.js';
 import { apiError, methodNotAllowed, resourceLock, unauthorized } from '../../http/errors.js';
 import { isGitError } from '../../git/index.js';
 import { AccessLevel } from '../access.js';
-import { fullPath } from '../projects/lookup.js';
+import { effectiveAccess, fullPath } from '../projects/lookup.js';
+import { loadRefProtection, refActor, type RefProtection } from '../repository/protected-refs.js';
 import { branchSha, deleteBranchIfAt, moveTargetVerifyingSource, refreshMergeStatus, repoFor } from './git-ops.js';
 import { findMrById, loadBundle, type MrRow, type ProjectInfo } from './rows.js';
 import { ACTIVE_PIPELINE_STATUSES, ciVerdict, firstFailingCheck, squashOnMerge } from './status.js';
@@ -28,16 +29,24 @@ export interface MergeOptions {
   autoMerge?: boolean;
 }
 
-/** can_be_merged_by?: push access to the target branch (Developer and up) on a writable project. */
-export function canMerge(access: number, info: ProjectInfo): boolean {
-  return access >= AccessLevel.DEVELOPER && !info.project.archived;
+/**
+ * can_be_merged_by?: may push to or merge into the target branch (UserAccess#can_update_branch?):
+ * Developers and up on a writable project, as the target's protection allows.
+ */
+export function canMerge(user: Pick<UserRow, 'is_admin'> | null, access: number, info: ProjectInfo, protection: RefProtection, targetBranch: string): boolean {
+  if (!user || access < AccessLevel.DEVELOPER || info.project.archived) return false;
+  return protection.canUpdateBranch(refActor(user, access, info.project.archived), targetBranch);
+}
+
+export function protectionFor(app: AppContext, info: ProjectInfo): Promise<RefProtection> {
+  return loadRefProtection(app, info.project, info.namespace);
 }
 
 const branchCannotBeMerged = () => apiError(422, 'Branch cannot be merged');
 
 export async function acceptMergeRequest(app: AppContext, info: ProjectInfo, row: MrRow, user: UserRow, access: number, opts: MergeOptions): Promise<MrRow> {
   if (info.project.require_sha_for_merge && !opts.sha) throw apiError(400, 'SHA must be provided when merging');
-  if (!canMerge(access, info)) throw unauthorized();
+  if (!canMerge(user, access, info, await protectionFor(app, info), row.target_branch)) throw unauthorized();
   let mr = await refreshMergeStatus(app, row);
   if (opts.sha && opts.sha !== mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${mr.head_sha}`);
   if (opts.squash !== undefined && mr.state === 'opened') {
@@ -205,7 +214,8 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .where('merge_lock', '=', token)
       .execute();
     merged = true;
-    if (remove) await deleteBranchIfAt(repo, mr.source_branch, source);
+    // A protected source branch stays (GitLab's can_remove_source_branch?).
+    if (remove && !(await protectionFor(app, info)).isProtectedBranch(mr.source_branch)) await deleteBranchIfAt(repo, mr.source_branch, source);
     return (await findMrById(app.db, mr.id))!;
   } finally {
     if (!merged) await releaseLock(app, mr.id, token);
@@ -259,6 +269,12 @@ export async function runAutoMerges(app: AppContext, info: ProjectInfo, sha: str
   for (const row of waiting) {
     const user = row.merge_user_id !== null ? await findUserById(app.db, row.merge_user_id) : undefined;
     if (!user) continue;
+    // Whoever set auto-merge must still be allowed to merge when the pipeline ends.
+    const access = await effectiveAccess(app.db, user, info.project, info.namespace);
+    if (!canMerge(user, access, info, await protectionFor(app, info), row.target_branch)) {
+      await recordMergeError(app, row.id, 'Auto-merge failed: the merge request could not be merged.');
+      continue;
+    }
     const params = JSON.parse(row.merge_params || '{}') as Record<string, unknown>;
     try {
       const mr = await refreshMergeStatus(app, row);

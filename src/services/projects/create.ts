@@ -1,5 +1,6 @@
 // Creating a project: the row and its route in one transaction, then (outside it, because git is
 // slow I/O) the bare repository and, when asked, a first commit with README.md.
+import { protectDefaultBranch } from '../repository/protected-refs-write.js';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
@@ -135,6 +136,7 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
         expectedOldSha: null,
       });
       await app.db.updateTable('projects').set({ default_branch: branch, repository_size: await repo.repositorySize() }).where('id', '=', id).execute();
+      await protectDefaultBranch(app, id, branch);
     }
   } catch (err) {
     // Without its repository the project is unusable: undo the row so the name can be retried.

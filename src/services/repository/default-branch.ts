@@ -3,6 +3,7 @@
 // repository's HEAD follows so clones check it out.
 import type { AppContext } from '../../context.js';
 import type { GitRepository } from '../../git/index.js';
+import { protectDefaultBranch } from './protected-refs-write.js';
 
 /** Branches preferred when a push brings several at once. */
 const PREFERRED = ['main', 'master'];
@@ -39,12 +40,14 @@ export async function adoptDefaultBranch(
   }
   if (chosen === null) return current;
   await repo.setHead(chosen);
-  await app.db
+  const result = await app.db
     .updateTable('projects')
     .set({ default_branch: chosen, updated_at: new Date().toISOString() })
     .where('id', '=', projectId)
     .where((eb) => (current === null ? eb('default_branch', 'is', null) : eb('default_branch', '=', current)))
-    .execute();
+    .executeTakeFirst();
+  // The default branch appeared: protect it as the namespace says (GitLab's after_create_default_branch).
+  if (Number(result.numUpdatedRows) > 0) await protectDefaultBranch(app, projectId, chosen);
   return chosen;
 }
 

@@ -7,7 +7,7 @@ import type { Ctx } from '../../../http/route.js';
 import { forbidden, notFound, unauthorized } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
 import { findProject } from '../../../services/projects/lookup.js';
-import { canMerge } from '../../../services/merge-requests/merge.js';
+import { canMerge, protectionFor } from '../../../services/merge-requests/merge.js';
 import { findMrByIid, loadBundle, mrByIid, pathId, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { presentMergeRequest, type MrDetailCtx } from '../entities/merge-request.js';
 
@@ -138,7 +138,7 @@ export async function presentOne(
     base: c.base,
     bundle,
     projectContext: true,
-    canMerge: c.user !== null && canMerge(p.access, p.info),
+    canMerge: c.user !== null && canMerge(c.user, p.access, p.info, await protectionFor(c.app, p.info), mr.target_branch),
     canReadPipelines: p.info.project.builds_access_level !== 'disabled' && (p.info.project.visibility === 'public' || p.access >= AccessLevel.REPORTER || !!c.user?.is_admin),
     ...extra,
   });

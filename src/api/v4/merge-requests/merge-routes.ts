@@ -5,7 +5,8 @@ import { apiError, forbidden, unauthorized } from '../../../http/errors.js';
 import { isGitError } from '../../../git/index.js';
 import { AccessLevel } from '../../../services/access.js';
 import { branchSha, refreshMergeStatus, repoFor } from '../../../services/merge-requests/git-ops.js';
-import { acceptMergeRequest, canMerge, cancelAutoMerge } from '../../../services/merge-requests/merge.js';
+import { acceptMergeRequest, canMerge, cancelAutoMerge, protectionFor } from '../../../services/merge-requests/merge.js';
+import { refActor } from '../../../services/repository/protected-refs.js';
 import { findMrById } from '../../../services/merge-requests/rows.js';
 import { nowIso } from '../../../db/database.js';
 import { mrFromPath, presentOne } from './context.js';
@@ -36,7 +37,7 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds', async function cancelMwps(c) {
     const p = await mrFromPath(c, { write: true });
     const user = c.requireUser();
-    if (!canMerge(p.access, p.info) && p.mr.merge_user_id !== user.id) throw unauthorized();
+    if (!canMerge(user, p.access, p.info, await protectionFor(c.app, p.info), p.mr.target_branch) && p.mr.merge_user_id !== user.id) throw unauthorized();
     const mr = await cancelAutoMerge(c.app, p.mr);
     return presentOne(c, p, mr);
   });
@@ -46,7 +47,9 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
     const p = await mrFromPath(c, { write: true });
     const user = c.requireUser();
     c.params.bool('skip_ci');
-    if (p.access < AccessLevel.DEVELOPER || p.info.project.archived) throw forbidden('Cannot push to source branch');
+    // authorize_push_to_merge_request!: the source branch's protection decides.
+    const actor = refActor(user, p.access, p.info.project.archived);
+    if (!(await protectionFor(c.app, p.info)).canPushToBranch(actor, p.mr.source_branch)) throw forbidden('Cannot push to source branch');
     if (p.mr.state !== 'opened') throw forbidden('This merge request cannot be rebased');
     const repo = repoFor(c.app, p.mr.source_project_id);
     const [source, target] = await Promise.all([branchSha(repo, p.mr.source_branch), branchSha(repo, p.mr.target_branch)]);

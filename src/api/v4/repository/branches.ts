@@ -1,5 +1,6 @@
 // Branches: list, show, create, delete (GitLab's lib/api/branches.rb). Names containing '/' arrive
 // URL-encoded in the path (spec rule 7).
+import { assertCanCreateBranch, assertCanDeleteBranch, protectionOf } from './protection.js';
 import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
@@ -45,7 +46,7 @@ async function listBranches(c: Ctx) {
     const time = (d: string | undefined) => (d ? Date.parse(d) : 0);
     branches = [...branches].sort((a, b) => dir * (time(a.commit?.committed_date) - time(b.commit?.committed_date)) || (a.name < b.name ? -1 : 1));
   }
-  const ctx = await branchContext(pr);
+  const ctx = await branchContext(c, pr);
   return paginateArray(c, branches).map((b) => presentBranch(b.name, b.commit!, ctx));
 }
 
@@ -54,7 +55,7 @@ async function showBranch(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
   const name = pathParam(c, 'branch');
   const commit = await findBranch(pr, name);
-  return presentBranch(name, commit, await branchContext(pr));
+  return presentBranch(name, commit, await branchContext(c, pr));
 }
 
 // HEAD /projects/:id/repository/branches/:branch
@@ -75,6 +76,7 @@ async function createBranch(c: Ctx) {
   if (await pr.repo.branchSha(name)) throw apiError(400, 'Branch already exists');
   const sha = isSafeRevision(ref) ? await pr.repo.resolveRef(ref) : null;
   if (!sha) throw apiError(400, `Invalid reference name: ${ref}`);
+  await assertCanCreateBranch(c, pr, name, sha);
   try {
     await pr.repo.createBranch(name, sha);
   } catch (err) {
@@ -84,7 +86,7 @@ async function createBranch(c: Ctx) {
   }
   await notifyRefChanges(c.app, pr.project.id, [{ ref: `refs/heads/${name}`, before: null, after: sha }], c.user?.id ?? null);
   const commit = (await pr.repo.getCommit(sha))!;
-  return presentBranch(name, commit, await branchContext(pr));
+  return presentBranch(name, commit, await branchContext(c, pr));
 }
 
 // DELETE /projects/:id/repository/branches/:branch
@@ -94,6 +96,7 @@ async function deleteBranch(c: Ctx) {
   const sha = isValidBranchName(name) ? await pr.repo.branchSha(name) : null;
   if (!sha) throw notFound('Branch');
   if (name === pr.project.default_branch) throw apiError(405, 'Cannot remove HEAD branch');
+  await assertCanDeleteBranch(c, pr, name);
   try {
     // Deletes only the tip we looked at: a branch pushed to meanwhile is not lost.
     await pr.repo.deleteBranch(name, sha);
@@ -110,7 +113,9 @@ async function deleteBranch(c: Ctx) {
 async function deleteMergedBranches(c: Ctx) {
   const pr = await writableRepo(c, pathParam(c, 'id'));
   // GITLAB-COMPAT: done before answering rather than in a background job; still 202 as GitLab.
-  const merged = await mergedBranches(pr.repo, pr.project.default_branch);
+  // Protected branches stay, as GitLab's DeleteMergedService.
+  const protection = await protectionOf(c, pr);
+  const merged = [...(await mergedBranches(pr.repo, pr.project.default_branch))].filter((name) => !protection.isProtectedBranch(name));
   const tips = new Map((await pr.repo.listBranches()).map((b) => [b.name, b.sha]));
   const changes = [];
   for (const name of merged) {

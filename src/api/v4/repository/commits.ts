@@ -1,5 +1,6 @@
 // Commits (GitLab's lib/api/commits.rb): history of a ref, one commit, its diff, and creating a
 // commit from several file actions at once.
+import { assertCanPushToBranch } from './protection.js';
 import type { FastifyInstance } from 'fastify';
 import { apiError, notFound, paramError } from '../../../http/errors.js';
 import { paginateArray, readPage, setOffsetHeaders } from '../../../http/pagination.js';
@@ -172,6 +173,7 @@ async function createCommit(c: Ctx) {
   const startBranch = c.params.string('start_branch');
   const startSha = c.params.string('start_sha');
   const user = c.requireUser();
+  await assertCanPushToBranch(c, pr, branch, 403);
   const { sha } = await commitActions(c.app, pr.project.id, pr.repo, {
     branch,
     ...(startBranch ? { startBranch } : {}),

@@ -2,9 +2,9 @@
 // arrive URL-decoded, and the context branch and commit presenters need.
 import { paramError } from '../../../http/errors.js';
 import type { Ctx } from '../../../http/route.js';
-import { AccessLevel } from '../../../services/access.js';
 import type { ProjectRepo } from '../../../services/repository/project-repo.js';
 import { mergedBranches } from '../../../services/repository/queries.js';
+import { loadRefProtection, refActor, type RefActor } from '../../../services/repository/protected-refs.js';
 import type { BranchPresentCtx } from '../entities/branch.js';
 
 /** Grape's `requires`: every missing one named, `{"error":"a is missing, b is missing"}`. */
@@ -25,15 +25,21 @@ export function pathParam(c: Ctx, name: string): string {
   return typeof v === 'string' ? v : String(v ?? '');
 }
 
-export function canPush(pr: ProjectRepo): boolean {
-  return pr.access >= AccessLevel.DEVELOPER && !pr.project.archived;
+/** The caller as a writer of this project's refs. */
+export function actorFor(c: Ctx, pr: ProjectRepo): RefActor {
+  return refActor(c.user, pr.access, pr.project.archived);
 }
 
-export async function branchContext(pr: ProjectRepo): Promise<BranchPresentCtx> {
+export async function branchContext(c: Ctx, pr: ProjectRepo): Promise<BranchPresentCtx> {
+  const [merged, protection] = await Promise.all([
+    mergedBranches(pr.repo, pr.project.default_branch),
+    loadRefProtection(c.app, pr.project, pr.namespace),
+  ]);
   return {
     projectWebUrl: pr.webUrl,
     defaultBranch: pr.project.default_branch,
-    merged: await mergedBranches(pr.repo, pr.project.default_branch),
-    canPush: canPush(pr),
+    merged,
+    protection,
+    actor: actorFor(c, pr),
   };
 }

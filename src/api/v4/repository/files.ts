@@ -1,5 +1,6 @@
 // Repository files (GitLab's lib/api/files.rb): read a file as JSON or raw, and create, update or
 // delete one file as a commit on a branch. File paths containing '/' arrive URL-encoded.
+import { assertCanPushToBranch } from './protection.js';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { apiError, notFound, paramError } from '../../../http/errors.js';
@@ -136,6 +137,7 @@ async function commitOneFile(c: Ctx, action: ActionInput['action'], required: st
   if (lastCommitId) input.last_commit_id = lastCommitId;
   const startBranch = c.params.string('start_branch');
   const user = c.requireUser();
+  await assertCanPushToBranch(c, pr, branch, 400);
   await commitActions(c.app, pr.project.id, pr.repo, {
     branch,
     ...(startBranch ? { startBranch } : {}),

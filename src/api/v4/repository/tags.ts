@@ -1,6 +1,7 @@
 // Tags: list, show, create, delete (GitLab's lib/api/tags.rb). Names containing '/' arrive
 // URL-encoded in the path (spec rule 7). Tags pushed over git appear here too: they are read from
 // the repository, not stored apart.
+import { assertCanCreateTag, assertCanDeleteTag, protectionOf } from './protection.js';
 import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
@@ -67,8 +68,8 @@ async function listTags(c: Ctx) {
     items = items.sort((a, b) => dir * (time(a) - time(b)) || byName(a.tag, b.tag));
   }
   const page = paginateArray(c, items);
-  const releases = await releasesOfTags(c.app.db, pr.project.id, page.map((x) => x.tag.name));
-  return page.map((x) => presentTag(x.tag, x.commit, pr.webUrl, releases.get(x.tag.name)));
+  const [releases, protection] = await Promise.all([releasesOfTags(c.app.db, pr.project.id, page.map((x) => x.tag.name)), protectionOf(c, pr)]);
+  return page.map((x) => presentTag(x.tag, x.commit, pr.webUrl, releases.get(x.tag.name), protection.isProtectedTag(x.tag.name)));
 }
 
 // GET /projects/:id/repository/tags/:tag_name
@@ -76,7 +77,7 @@ async function showTag(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
   const found = await findTag(pr, pathParam(c, 'tag_name'));
   if (!found) throw notFound('Tag');
-  return presentTag(found.tag, found.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, found.tag.name));
+  return presentTag(found.tag, found.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, found.tag.name), (await protectionOf(c, pr)).isProtectedTag(found.tag.name));
 }
 
 /**
@@ -90,6 +91,7 @@ export async function makeTag(c: Ctx, pr: ProjectRepo, user: UserRow, name: stri
   const sha = isSafeRevision(ref) ? await pr.repo.resolveRef(ref) : null;
   if (!sha) throw apiError(400, `Target ${ref} is invalid`);
   if (await findTag(pr, name)) throw apiError(400, `Tag ${name} already exists`);
+  await assertCanCreateTag(c, pr, name);
   let tagSha: string;
   try {
     const { committer } = commitPeople(user);
@@ -112,7 +114,7 @@ async function createTag(c: Ctx) {
   const user = c.requireUser();
   const created = await makeTag(c, pr, user, c.params.string('tag_name')!, c.params.string('ref')!, c.params.string('message'));
   c.status(201);
-  return presentTag(created.tag, created.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, created.tag.name));
+  return presentTag(created.tag, created.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, created.tag.name), (await protectionOf(c, pr)).isProtectedTag(created.tag.name));
 }
 
 // DELETE /projects/:id/repository/tags/:tag_name
@@ -121,6 +123,7 @@ async function deleteTag(c: Ctx) {
   const name = pathParam(c, 'tag_name');
   const tag = await pr.repo.findTag(name);
   if (!tag) throw notFound('Tag');
+  await assertCanDeleteTag(c, pr, name);
   try {
     // Deletes only the tag we looked at: one moved meanwhile is not lost.
     await pr.repo.deleteTag(name, tag.sha);

@@ -46,7 +46,7 @@ import {
 } from './misc.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { Project, ProjectGroupLink, ProjectOrSimple } from './projects.js';
-import { Blob, Branch, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
+import { Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
@@ -226,6 +226,16 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/commits/:sha/comments': list(CommitNote),
   'POST /projects/:id/repository/commits/:sha/comments': json(CommitNote),
   'GET /projects/:id/repository/contributors': list(Contributor),
+  // protected-refs/routes.ts
+  'GET /projects/:id/protected_branches': list(ProtectedBranch),
+  'POST /projects/:id/protected_branches': json(ProtectedBranch),
+  'GET /projects/:id/protected_branches/:name': json(ProtectedBranch),
+  'PATCH /projects/:id/protected_branches/:name': json(ProtectedBranch),
+  'DELETE /projects/:id/protected_branches/:name': empty,
+  'GET /projects/:id/protected_tags': list(ProtectedTag),
+  'POST /projects/:id/protected_tags': json(ProtectedTag),
+  'GET /projects/:id/protected_tags/:name': json(ProtectedTag),
+  'DELETE /projects/:id/protected_tags/:name': empty,
   'GET /projects/:id/repository/tags': list(Tag),
   'POST /projects/:id/repository/tags': json(Tag),
   'GET /projects/:id/repository/tags/:tag_name': json(Tag),

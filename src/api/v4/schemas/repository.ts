@@ -67,7 +67,7 @@ export const Branch = obj(
   { title: 'Branch' },
 );
 
-/** Entities::Tag (no protected tags here: `protected` false; `release` is {tag_name, description} or null). */
+/** Entities::Tag (`release` is {tag_name, description} or null). */
 export const Tag = obj(
   {
     name: Str(),
@@ -156,4 +156,40 @@ export const CommitRef = obj({ type: Str(), name: Str() }, { title: 'CommitRef' 
 export const CommitNote = obj(
   { note: Str(), path: NStr(), line: nullable(Int()), line_type: NStr(), author: nullable(UserBasic), created_at: Time() },
   { title: 'CommitNote' },
+);
+
+/** Entities::ProtectedRefAccess (with EE's user_id and group_id, null here). */
+export const ProtectedRefAccess = obj(
+  {
+    id: Int(),
+    access_level: Int(),
+    access_level_description: Str(),
+    user_id: nullable(Int()),
+    group_id: nullable(Int()),
+  },
+  { title: 'ProtectedRefAccess' },
+);
+
+/** Entities::ProtectedBranch */
+export const ProtectedBranch = obj(
+  {
+    id: Int(),
+    name: Str(),
+    push_access_levels: Arr(ProtectedRefAccess),
+    merge_access_levels: Arr(ProtectedRefAccess),
+    allow_force_push: Bool(),
+    unprotect_access_levels: Arr(ProtectedRefAccess),
+    code_owner_approval_required: Bool(),
+    inherited: Bool(),
+  },
+  { title: 'ProtectedBranch' },
+);
+
+/** Entities::ProtectedTag (no id, as GitLab). */
+export const ProtectedTag = obj(
+  {
+    name: Str(),
+    create_access_levels: Arr(ProtectedRefAccess),
+  },
+  { title: 'ProtectedTag' },
 );
