@@ -50,7 +50,10 @@ if (!policy) {
   process.exit(1);
 }
 const ZERO = /^0+$/;
-const SHA_NAME = /^([0-9a-f]{40}|[0-9a-f]{64})$/i;
+// A name that starts with a full object id would read as one.
+const SHA_START = /^[0-9a-f]{40}/i;
+// GitLab's GitRefValidator: no option-like name, nothing that reads as a full ref.
+const invalidName = (name) => name.startsWith('-') || name === 'HEAD' || ['refs/heads/', 'refs/remotes/', 'refs/tags/'].some((p) => name.startsWith(p));
 
 function matcher(pattern) {
   if (!pattern.includes('*')) return (ref) => ref === pattern;
@@ -78,7 +81,8 @@ function checkBranch(name, oldSha, newSha) {
   const creation = ZERO.test(oldSha);
   const deletion = ZERO.test(newSha);
   if (deletion && name === policy.defaultBranch) return 'The default branch of a project cannot be deleted.';
-  if (creation && SHA_NAME.test(name)) return 'You cannot create a branch with a SHA-1 or SHA-256 branch name.';
+  if (!deletion && SHA_START.test(name)) return 'You cannot create a branch with a SHA-1 or SHA-256 branch name.';
+  if (creation && invalidName(name)) return 'You cannot create a branch with an invalid name.';
   const rules = branches.filter((r) => r.m(name));
   const emptyRule = policy.empty && policy.emptyProtected;
   if (!emptyRule && rules.length === 0) return null;
@@ -105,7 +109,9 @@ function checkBranch(name, oldSha, newSha) {
 function checkTag(name, oldSha, newSha) {
   const creation = ZERO.test(oldSha);
   const deletion = ZERO.test(newSha);
-  if (creation && SHA_NAME.test(name)) return 'You cannot create a tag with a SHA-1 or SHA-256 tag name.';
+  if (creation && name === policy.defaultBranch) return 'You cannot use default branch name to create a tag';
+  if (creation && invalidName(name)) return 'You cannot create a tag with a prohibited pattern.';
+  if (!deletion && SHA_START.test(name)) return 'You cannot create a tag with a SHA-1 or SHA-256 tag name.';
   const rules = tags.filter((r) => r.m(name));
   if (rules.length === 0) return null;
   if (!creation && !deletion) return 'Protected tags cannot be updated.';

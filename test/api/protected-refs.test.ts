@@ -108,11 +108,19 @@ describe('the protected branches API', () => {
     const dup = await s.request('POST', `/projects/${pid}/protected_branches`, { token: maint.token, json: { name: 'release/*' } });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ message: "Protected branch 'release/*' already exists" });
+    expect(created.body.unprotect_access_levels).toEqual([expect.objectContaining({ access_level: 40, access_level_description: 'Maintainers' })]);
+    // code_owner_approval_required is a paid-tier attribute: ignored on the free plan.
+    const owners = await s.request('POST', `/projects/${pid}/protected_branches`, { token: maint.token, json: { name: 'owned', code_owner_approval_required: true } });
+    expect(owners.body.code_owner_approval_required).toBe(false);
+    expect((await s.request('DELETE', `/projects/${pid}/protected_branches/owned`, { token: maint.token })).status).toBe(204);
     const one = await s.request('GET', `/projects/${pid}/protected_branches/${encodeURIComponent('release/*')}`, { token: dev.token });
     expect(one.status).toBe(200);
     expect(one.body.id).toBe(created.body.id);
     const search = await s.request('GET', `/projects/${pid}/protected_branches?search=RELEASE`, { token: dev.token });
     expect(search.body.map((r: { name: string }) => r.name)).toEqual(['release/*']);
+    // GitLab's fuzzy match: words shorter than three characters match a whole name only.
+    expect((await s.request('GET', `/projects/${pid}/protected_branches?search=ma`, { token: dev.token })).body).toEqual([]);
+    expect((await s.request('GET', `/projects/${pid}/protected_branches?search=MAIN`, { token: dev.token })).body.map((r: { name: string }) => r.name)).toEqual(['main']);
     // PATCH: force push, and one more push level (appended).
     const patched = await s.request('PATCH', `/projects/${pid}/protected_branches/${encodeURIComponent('release/*')}`, {
       token: maint.token,
@@ -142,7 +150,16 @@ describe('the protected branches API', () => {
     expect((await s.request('POST', path, { token: maint.token, json: { name: 'x', unprotect_access_level: 0 } })).status).toBe(400);
     expect((await s.request('POST', path, { token: maint.token, json: { name: 'x', allowed_to_push: [{ user_id: dev.id }] } })).status).toBe(400);
     expect((await s.request('POST', path, { token: maint.token, json: { name: 'x', allowed_to_push: 'nope' } })).status).toBe(400);
-    expect((await s.request('POST', path, { token: maint.token, json: { name: 'x'.repeat(300) } })).status).toBe(422);
+    expect((await s.request('POST', path, { token: maint.token, json: { name: 'x'.repeat(1025) } })).status).toBe(422);
+    const blank = await s.request('POST', path, { token: maint.token, json: { name: '  ' } });
+    expect(blank.status).toBe(422);
+    expect(blank.body).toEqual({ message: ["Name can't be blank"] });
+    const twice = await s.request('POST', path, { token: maint.token, json: { name: 'x', push_access_level: 30, allowed_to_push: [{ access_level: 30 }] } });
+    expect(twice.status).toBe(422);
+    expect(twice.body).toEqual({ message: ['Push access levels access level has already been taken'] });
+    // Parameters are checked before the caller's role; a rule is found before it (404, then 403).
+    expect((await s.request('POST', path, { token: dev.token, json: {} })).status).toBe(400);
+    expect((await s.request('PATCH', `${path}/nope`, { token: dev.token, json: { allow_force_push: true } })).status).toBe(404);
     expect((await s.request('PATCH', `${path}/nope`, { token: maint.token, json: { allow_force_push: true } })).body).toEqual({ message: '404 Not found' });
     expect((await s.request('PATCH', `${path}/main`, { token: maint.token, json: { allowed_to_push: [{ id: 999999, access_level: 30 }] } })).status).toBe(404);
     expect((await s.request('DELETE', `${path}/nope`, { token: maint.token })).status).toBe(404);
@@ -193,6 +210,41 @@ describe('writers of branches under a rule', () => {
   });
 });
 
+describe('the legacy branch protect routes', () => {
+  it('PUT …/branches/:branch/protect and …/unprotect answer the branch, as GitLab', async () => {
+    const made = await s.request('POST', `/projects/${pid}/repository/branches`, { token: maint.token, json: { branch: 'legacy', ref: 'main' } });
+    expect(made.status).toBe(201);
+    expect((await s.request('PUT', `/projects/${pid}/repository/branches/legacy/protect`, { token: dev.token })).status).toBe(403);
+    expect((await s.request('PUT', `/projects/${pid}/repository/branches/nope/protect`, { token: maint.token })).body).toEqual({ message: '404 Branch Not Found' });
+    const p1 = await s.request('PUT', `/projects/${pid}/repository/branches/legacy/protect`, { token: maint.token, json: { developers_can_push: true } });
+    expect(p1.status).toBe(200);
+    expect(p1.body).toMatchObject({ name: 'legacy', protected: true, developers_can_push: true, developers_can_merge: false });
+    const p2 = await s.request('PUT', `/projects/${pid}/repository/branches/legacy/protect`, { token: maint.token, json: { developers_can_merge: true } });
+    expect(p2.body).toMatchObject({ protected: true, developers_can_push: true, developers_can_merge: true });
+    const rule = await s.request('GET', `/projects/${pid}/protected_branches/legacy`, { token: maint.token });
+    expect(rule.body.merge_access_levels.map((l: { access_level: number }) => l.access_level)).toEqual([30]);
+    const u = await s.request('PUT', `/projects/${pid}/repository/branches/legacy/unprotect`, { token: maint.token });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({ name: 'legacy', protected: false });
+    expect((await s.request('GET', `/projects/${pid}/protected_branches/legacy`, { token: maint.token })).status).toBe(404);
+  });
+});
+
+describe('merging never removes the default branch', () => {
+  it('keeps the source branch when it is the default branch, even unprotected', async () => {
+    await s.request('DELETE', `/projects/${pid}/protected_branches/main`, { token: maint.token });
+    const target = await s.request('POST', `/projects/${pid}/repository/branches`, { token: maint.token, json: { branch: 'downstream', ref: 'main~1' } });
+    expect(target.status).toBe(201);
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: maint.token, json: { source_branch: 'main', target_branch: 'downstream', title: 'main down' } });
+    expect(mr.status).toBe(201);
+    const merged = await s.request('PUT', `/projects/${pid}/merge_requests/${mr.body.iid}/merge`, { token: maint.token, json: { should_remove_source_branch: true } });
+    expect(merged.status).toBe(200);
+    expect((await s.request('GET', `/projects/${pid}/repository/branches/main`)).status).toBe(200);
+    const again = await s.request('POST', `/projects/${pid}/protected_branches`, { token: maint.token, json: { name: 'main', merge_access_level: 30 } });
+    expect(again.status).toBe(201);
+  });
+});
+
 describe('protected tags', () => {
   it('has its API for Maintainers, and guards tag creation and deletion', async () => {
     const path = `/projects/${pid}/protected_tags`;
@@ -217,9 +269,10 @@ describe('protected tags', () => {
     // A release that would make a protected tag is refused the same way.
     const release = await s.request('POST', `/projects/${pid}/releases`, { token: dev.token, json: { tag_name: 'v2.0', ref: 'main' } });
     expect(release.status).toBe(400);
+    // GitLab's TagPolicy: a Developer may not delete a protected tag (403).
     const del = await s.request('DELETE', `/projects/${pid}/repository/tags/v1.0`, { token: dev.token });
-    expect(del.status).toBe(400);
-    expect(del.body).toEqual({ message: 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.' });
+    expect(del.status).toBe(403);
+    expect(del.body).toEqual({ message: '403 Forbidden' });
     expect((await s.request('DELETE', `/projects/${pid}/repository/tags/v1.0`, { token: maint.token })).status).toBe(204);
     expect((await s.request('DELETE', `${path}/v*`, { token: maint.token })).status).toBe(204);
     expect((await s.request('GET', `${path}/v*`, { token: maint.token })).status).toBe(404);
@@ -271,6 +324,10 @@ describe('the instance default (LABWRIGHT_DEFAULT_BRANCH_PROTECTION)', () => {
         expect(first.status).toBe(201);
         const rules = await other.request('GET', `/projects/${p.body.id}/protected_branches`, { token: u.token });
         expect(rules.body).toHaveLength(expected);
+        // A group that sets nothing shows the instance's protection.
+        const g = await other.request('POST', '/groups', { token: u.token, json: { name: `g${level}`, path: `g${level}` } });
+        expect(g.body.default_branch_protection).toBe(Number(level));
+        expect(g.body.default_branch_protection_defaults.allowed_to_push).toEqual([{ access_level: level === '0' ? 30 : 40 }]);
       } finally {
         await other.close();
       }

@@ -108,7 +108,7 @@ describe('@gitbeaker/rest repository API', () => {
     const rule = await api.ProtectedBranches.protect(projectId, 'release/*', { pushAccessLevel: 0, mergeAccessLevel: 30, allowForcePush: false });
     expect(rule.name).toBe('release/*');
     expect(rule.push_access_levels?.[0]?.access_level_description).toBe('No one');
-    const edited = await api.ProtectedBranches.edit(projectId, 'release/*', { allowForcePush: true, allowedToPush: [{ accessLevel: 40 }] });
+    const edited = await api.ProtectedBranches.edit(projectId, 'release/*', { allowForcePush: true, allowedToPush: [{ accessLevel: 40 } as never] });
     expect(edited.allow_force_push).toBe(true);
     expect(edited.push_access_levels?.map((l) => l.access_level)).toEqual([0, 40]);
     expect((await api.ProtectedBranches.all(projectId, { search: 'release' })).map((r) => r.name)).toEqual(['release/*']);

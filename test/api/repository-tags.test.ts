@@ -186,7 +186,11 @@ describe('tags', () => {
     await git(repo, 'tag', '-a', '-m', 'inner', 'inner', first);
     await git(repo, 'tag', '-a', '-m', 'outer', 'outer', 'inner');
     await git(repo, 'update-ref', 'refs/tags/-dash', first);
-    await git(repo, 'push', '-q', 'origin', 'treetag', 'inner', 'outer', 'refs/tags/-dash');
+    await git(repo, 'push', '-q', 'origin', 'treetag', 'inner', 'outer');
+    // A push of a tag with a leading dash is refused, as GitLab's TagCheck; one that an import
+    // brought into the repository is still listed and served safely.
+    await expect(git(repo, 'push', '-q', 'origin', 'refs/tags/-dash')).rejects.toThrow(/You cannot create a tag with a prohibited pattern\./);
+    await git(repo, '--git-dir', join(s.dataDir, 'repositories', `${pid}.git`), 'update-ref', 'refs/tags/-dash', first);
     const all = await s.request('GET', `/projects/${pid}/repository/tags`, { token: reporter.token, query: { order_by: 'name', sort: 'asc', per_page: '100' } });
     expect(all.status).toBe(200);
     expect(tags(all.body)).toEqual(['-dash', 'inner', 'outer', 'release/2.0', 'treetag', 'v0.9', 'v1.0.0', 'v1.10.0', 'v1.9.0']);

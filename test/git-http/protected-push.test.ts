@@ -158,6 +158,19 @@ describe('pushes to protected branches', () => {
   });
 });
 
+describe('names GitLab refuses on push', () => {
+  it('refuses branch and tag names that read as object ids, options or full refs', async () => {
+    const dir = await cloneAs(owner, 'owner-names');
+    const sha = (await git(dir, 'rev-parse', 'HEAD')).trim();
+    expect(await gitFails(dir, 'push', 'origin', `HEAD:refs/heads/${sha}`)).toContain('GitLab: You cannot create a branch with a SHA-1 or SHA-256 branch name.');
+    expect(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/-wrong')).toContain('GitLab: You cannot create a branch with an invalid name.');
+    expect(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/refs/heads/x')).toContain('GitLab: You cannot create a branch with an invalid name.');
+    expect(await gitFails(dir, 'push', 'origin', 'HEAD:refs/tags/main')).toContain('GitLab: You cannot use default branch name to create a tag');
+    expect(await gitFails(dir, 'push', 'origin', `HEAD:refs/tags/${sha}-x`)).toContain('GitLab: You cannot create a tag with a SHA-1 or SHA-256 tag name.');
+    expect(await gitFails(dir, 'push', 'origin', 'HEAD:refs/tags/refs/tags/x')).toContain('GitLab: You cannot create a tag with a prohibited pattern.');
+  });
+});
+
 describe('pushes of protected tags', () => {
   it('takes a Maintainer\'s new tag, refuses a Developer\'s, and never moves or deletes one by push', async () => {
     const rule = await s.request('POST', `/projects/${pid}/protected_tags`, { token: owner.token, json: { name: 'v*' } });

@@ -38,6 +38,17 @@ export function canMerge(user: Pick<UserRow, 'is_admin'> | null, access: number,
   return protection.canUpdateBranch(refActor(user, access, info.project.archived), targetBranch);
 }
 
+/**
+ * can_remove_source_branch?: never the project's default branch nor a protected branch, and only
+ * by someone who may push code to the project.
+ */
+async function canRemoveSourceBranch(app: AppContext, info: ProjectInfo, mr: MrRow, user: UserRow): Promise<boolean> {
+  if (mr.source_branch === info.project.default_branch) return false;
+  if ((await protectionFor(app, info)).isProtectedBranch(mr.source_branch)) return false;
+  const access = await effectiveAccess(app.db, user, info.project, info.namespace);
+  return access >= AccessLevel.DEVELOPER && !info.project.archived;
+}
+
 export function protectionFor(app: AppContext, info: ProjectInfo): Promise<RefProtection> {
   return loadRefProtection(app, info.project, info.namespace);
 }
@@ -214,8 +225,7 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .where('merge_lock', '=', token)
       .execute();
     merged = true;
-    // A protected source branch stays (GitLab's can_remove_source_branch?).
-    if (remove && !(await protectionFor(app, info)).isProtectedBranch(mr.source_branch)) await deleteBranchIfAt(repo, mr.source_branch, source);
+    if (remove && (await canRemoveSourceBranch(app, info, mr, user))) await deleteBranchIfAt(repo, mr.source_branch, source);
     return (await findMrById(app.db, mr.id))!;
   } finally {
     if (!merged) await releaseLock(app, mr.id, token);
@@ -272,7 +282,7 @@ export async function runAutoMerges(app: AppContext, info: ProjectInfo, sha: str
     // Whoever set auto-merge must still be allowed to merge when the pipeline ends.
     const access = await effectiveAccess(app.db, user, info.project, info.namespace);
     if (!canMerge(user, access, info, await protectionFor(app, info), row.target_branch)) {
-      await recordMergeError(app, row.id, 'Auto-merge failed: the merge request could not be merged.');
+      await recordMergeError(app, row.id, 'You are not allowed to merge this merge request');
       continue;
     }
     const params = JSON.parse(row.merge_params || '{}') as Record<string, unknown>;

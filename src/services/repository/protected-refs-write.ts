@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import { isUniqueViolation } from '../projects/unique.js';
-import { defaultsProtect, namespaceProtectionDefaults, type RefAction, type RefKind } from './protected-refs.js';
+import { defaultsProtect, loadProtectedRefRules, namespaceProtectionDefaults, type RefAction, type RefKind } from './protected-refs.js';
 
 export interface NewLevel {
   action: RefAction;
@@ -105,6 +105,18 @@ export async function updateProtectedRef(app: AppContext, refId: number, changes
   }
 }
 
+/** Sets one action's levels to exactly `level` (GitLab's LegacyApiUpdateService). */
+export async function replaceLevels(app: AppContext, refId: number, changes: Array<{ action: RefAction; level: number }>): Promise<void> {
+  await app.database.transaction(async (trx) => {
+    const now = nowIso();
+    await trx.updateTable('protected_refs').set({ updated_at: now }).where('id', '=', refId).execute();
+    for (const { action, level } of changes) {
+      await trx.deleteFrom('protected_ref_access_levels').where('protected_ref_id', '=', refId).where('action', '=', action).execute();
+      await trx.insertInto('protected_ref_access_levels').values({ protected_ref_id: refId, action, access_level: level, created_at: now }).execute();
+    }
+  });
+}
+
 export async function deleteProtectedRef(app: AppContext, refId: number): Promise<void> {
   await app.database.transaction(async (trx) => {
     await trx.deleteFrom('protected_ref_access_levels').where('protected_ref_id', '=', refId).execute();
@@ -134,14 +146,9 @@ export async function protectDefaultBranch(app: AppContext, projectId: number, b
   if (!project) return;
   const defaults = await namespaceProtectionDefaults(app, project.namespace_id, project.kind);
   if (!defaultsProtect(defaults)) return;
-  const existing = await app.db
-    .selectFrom('protected_refs')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('kind', '=', 'branch')
-    .where('name', '=', branch)
-    .executeTakeFirst();
-  if (existing) return;
+  // A rule that already covers it, wildcards included, is left to decide (protect_branch?).
+  const rules = await loadProtectedRefRules(app, projectId);
+  if (rules.some((r) => r.kind === 'branch' && r.matches(branch))) return;
   await createProtectedRef(app, projectId, {
     kind: 'branch',
     name: branch,

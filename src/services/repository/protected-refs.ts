@@ -113,12 +113,12 @@ export function legacyLevelHash(level: number): Record<string, unknown> | undefi
   };
 }
 
-/** ProtectDefaultBranchService's level for a list of allowed roles: Developers, else Maintainers, else no one, else administrators. */
+/** ProtectDefaultBranchService's level for a list of allowed roles: no one, else Developers, else Maintainers, else administrators. */
 function levelFromList(list: unknown): number {
   const levels = Array.isArray(list) ? list.map((x) => Number((x as { access_level?: unknown })?.access_level)) : [];
+  if (levels.includes(0)) return 0;
   if (levels.includes(30)) return 30;
   if (levels.includes(40)) return 40;
-  if (levels.includes(0)) return 0;
   return ADMIN_ONLY;
 }
 

@@ -1,6 +1,7 @@
 // Group presenters: Group (lists) and GroupDetail (one group), field order as GitLab's
 // entities/group.rb (reference §6.4): BasicGroupDetails, then the settings, then the EE fields
 // that exist on this instance's plan and offering.
+import { legacyLevelHash } from '../../../services/repository/protected-refs.js';
 import type { Config } from '../../../config.js';
 import { tokenDigest } from '../../../services/secrets.js';
 import { presentAiSettings } from '../../../services/groups/ai-settings.js';
@@ -44,6 +45,27 @@ export function runnersToken(config: Config, groupId: number): string {
   return 'GR1348941' + tokenDigest(config.secret, `group-runners-token:${groupId}`).slice(0, 20);
 }
 
+/**
+ * A group that sets no branch protection shows the instance's (GitLab's Namespace falls back to
+ * the application settings). The settings' defaults are the instance default of 2, so only another
+ * LABWRIGHT_DEFAULT_BRANCH_PROTECTION needs a look at what the group stored.
+ */
+function branchProtectionFields(stored: string, s: Readonly<Record<string, unknown>>, config: Config) {
+  let level = s.default_branch_protection;
+  let hash = s.default_branch_protection_defaults;
+  if (config.defaultBranchProtection !== 2) {
+    let own: Record<string, unknown> = {};
+    try {
+      if (stored) own = JSON.parse(stored) as Record<string, unknown>;
+    } catch {
+      /* a damaged row reads as defaults, as effectiveSettings */
+    }
+    if (own.default_branch_protection === undefined) level = config.defaultBranchProtection;
+    if (own.default_branch_protection_defaults === undefined) hash = legacyLevelHash(Number(level)) ?? hash;
+  }
+  return { default_branch_protection: level, default_branch_protection_defaults: hash };
+}
+
 /** Group: the list entry. */
 export function presentGroup(g: GroupRow, st: GroupSettingsRow, ctx: GroupPresentCtx) {
   const s = effectiveSettings(st.settings);
@@ -68,8 +90,7 @@ export function presentGroup(g: GroupRow, st: GroupSettingsRow, ctx: GroupPresen
     math_rendering_limits_enabled: s.math_rendering_limits_enabled,
     lock_math_rendering_limits_enabled: s.lock_math_rendering_limits_enabled,
     default_branch: s.default_branch,
-    default_branch_protection: s.default_branch_protection,
-    default_branch_protection_defaults: s.default_branch_protection_defaults,
+    ...branchProtectionFields(st.settings, s, ctx.config),
     avatar_url: groupAvatarUrl(ctx.base, g),
     request_access_enabled: s.request_access_enabled,
     full_name: g.full_name,

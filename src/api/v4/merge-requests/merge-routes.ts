@@ -37,7 +37,8 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds', async function cancelMwps(c) {
     const p = await mrFromPath(c, { write: true });
     const user = c.requireUser();
-    if (!canMerge(user, p.access, p.info, await protectionFor(c.app, p.info), p.mr.target_branch) && p.mr.merge_user_id !== user.id) throw unauthorized();
+    // can_cancel_auto_merge?: whoever may merge it, or its author.
+    if (!canMerge(user, p.access, p.info, await protectionFor(c.app, p.info), p.mr.target_branch) && p.mr.author_id !== user.id) throw unauthorized();
     const mr = await cancelAutoMerge(c.app, p.mr);
     return presentOne(c, p, mr);
   });
@@ -47,13 +48,14 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
     const p = await mrFromPath(c, { write: true });
     const user = c.requireUser();
     c.params.bool('skip_ci');
-    // authorize_push_to_merge_request!: the source branch's protection decides.
+    // authorize_push_to_merge_request!: the source branch must exist, and its protection decides.
+    const repo = repoFor(c.app, p.mr.source_project_id);
+    const [source, target] = await Promise.all([branchSha(repo, p.mr.source_branch), branchSha(repo, p.mr.target_branch)]);
+    if (!source) throw forbidden('Source branch does not exist');
     const actor = refActor(user, p.access, p.info.project.archived);
     if (!(await protectionFor(c.app, p.info)).canPushToBranch(actor, p.mr.source_branch)) throw forbidden('Cannot push to source branch');
     if (p.mr.state !== 'opened') throw forbidden('This merge request cannot be rebased');
-    const repo = repoFor(c.app, p.mr.source_project_id);
-    const [source, target] = await Promise.all([branchSha(repo, p.mr.source_branch), branchSha(repo, p.mr.target_branch)]);
-    if (!source || !target) throw forbidden('Cannot push to source branch');
+    if (!target) throw forbidden('Cannot push to source branch');
     // GITLAB-COMPAT: the rebase runs before the response (GitLab queues it); the response keeps
     // GitLab's shape, and failures land in merge_error as they do in GitLab.
     let error: string | null = null;

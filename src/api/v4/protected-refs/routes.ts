@@ -7,6 +7,7 @@ import { paginateArray } from '../../../http/pagination.js';
 import type { ParamHash, ParamValue } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
+import { tierAvailable } from '../../../services/groups/tiers.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
@@ -20,10 +21,16 @@ import {
   type RuleChanges,
 } from '../../../services/repository/protected-refs-write.js';
 import { presentProtectedBranch, presentProtectedTag } from '../entities/protected-ref.js';
-import { pathParam, requiredString } from '../repository/common.js';
+import { pathParam, requireParams } from '../repository/common.js';
 
-/** Longest rule name accepted (GitLab's column is a string; longer names cannot be ref names anyway). */
-const MAX_NAME = 255;
+/**
+ * Longest rule name accepted. GITLAB-COMPAT: GitLab sets no limit; no branch or tag longer than
+ * this can exist here (src/git/refname.ts), so a longer rule could never match.
+ */
+const MAX_NAME = 1024;
+
+/** ProtectedBranchesFinder::LIMIT: lists show at most this many rules. */
+const LIST_LIMIT = 100;
 
 /** read_code: whoever may read the repository lists the branch rules. */
 async function branchReader(c: Ctx): Promise<FoundProject> {
@@ -33,10 +40,14 @@ async function branchReader(c: Ctx): Promise<FoundProject> {
 }
 
 /** create/update/destroy_protected_branch and manage_protected_tags: Maintainers and up. */
-async function maintainer(c: Ctx): Promise<FoundProject> {
-  const found = await findProject(c, pathParam(c, 'id'));
+function requireMaintainer(c: Ctx, found: FoundProject): void {
   const user = c.requireUser();
   if (found.access < AccessLevel.MAINTAINER && !user.is_admin) throw forbidden();
+}
+
+async function maintainer(c: Ctx): Promise<FoundProject> {
+  const found = await findProject(c, pathParam(c, 'id'));
+  requireMaintainer(c, found);
   return found;
 }
 
@@ -49,6 +60,15 @@ async function findRule(c: Ctx, found: FoundProject, kind: RefKind): Promise<Pro
   const rule = (await rulesOf(c, found, kind)).find((r) => r.name === name);
   if (!rule) throw notFound();
   return rule;
+}
+
+/** The rule's `name`: 400 when missing, the model's 422 when blank or too long. */
+function nameParam(c: Ctx): string {
+  requireParams(c, ['name']);
+  const name = c.params.string('name')!;
+  if (name.trim() === '') throw apiError(422, ["Name can't be blank"]);
+  if (name.length > MAX_NAME) throw apiError(422, [`Name is too long (maximum is ${MAX_NAME} characters)`]);
+  return name;
 }
 
 /** A `*_access_level` parameter: one of GitLab's values (unprotecting is never "No one"). */
@@ -97,26 +117,56 @@ function allowedParam(c: Ctx, name: string, action: RefAction): AllowedEntry[] {
   });
 }
 
-/** Levels for a new rule: the `*_access_level` parameter and the `allowed_to_*` entries, Maintainers when neither is given (GitLab's default). */
-function newLevels(c: Ctx, action: RefAction, levelName: string, listName: string, fallback: number | null): NewLevel[] {
+/** Rails' message for a level listed twice in one rule: `Push access levels access level has already been taken`. */
+function duplicateLevel(action: RefAction) {
+  const label = action.charAt(0).toUpperCase() + action.slice(1);
+  return apiError(422, [`${label} access levels access level has already been taken`]);
+}
+
+/**
+ * Levels for a new rule: the `*_access_level` parameter and the `allowed_to_*` entries,
+ * Maintainers when neither is given (GitLab's AccessLevelParams default); a level given twice is
+ * the model's 422.
+ */
+function newLevels(c: Ctx, action: RefAction, levelName: string, listName: string): NewLevel[] {
   const out: NewLevel[] = [];
   const level = levelParam(c, levelName, action);
   if (level !== undefined) out.push({ action, access_level: level });
   for (const e of allowedParam(c, listName, action)) {
     if (e.id !== undefined || e.destroy) throw paramError(`${listName}[id] is not allowed here`);
+    if (out.some((l) => l.access_level === e.access_level)) throw duplicateLevel(action);
     out.push({ action, access_level: e.access_level! });
   }
-  if (out.length === 0 && fallback !== null) out.push({ action, access_level: fallback });
+  if (out.length === 0) out.push({ action, access_level: AccessLevel.MAINTAINER });
   return out;
+}
+
+/** code_owner_approval_required is a paid-tier attribute: ignored (false) on the free plan, as GitLab's ApiService. */
+function codeOwnerParam(c: Ctx): boolean | undefined {
+  const v = c.params.bool('code_owner_approval_required');
+  return tierAvailable(c.app.config, 'PU') ? v : undefined;
+}
+
+/**
+ * GitLab's fuzzy_arel_match: every word of three characters or more must appear (any case); a
+ * query without such words matches a whole name, any case.
+ */
+export function fuzzyNameMatcher(query: string): ((name: string) => boolean) | null {
+  const q = query.trim().replace(/\s+/g, ' ').toLowerCase();
+  if (q === '') return null;
+  const words = q.split(' ').filter((w) => w.length >= 3);
+  if (words.length > 0) return (name) => words.every((w) => name.toLowerCase().includes(w));
+  return (name) => name.toLowerCase() === q;
 }
 
 // GET /projects/:id/protected_branches
 async function listProtectedBranches(c: Ctx) {
   const found = await branchReader(c);
-  const search = c.params.string('search')?.toLowerCase();
+  const search = c.params.string('search');
   let rules = await rulesOf(c, found, 'branch');
-  if (search) rules = rules.filter((r) => r.name.toLowerCase().includes(search));
-  return paginateArray(c, rules).map(presentProtectedBranch);
+  const match = search === undefined ? null : fuzzyNameMatcher(search);
+  if (match) rules = rules.filter((r) => match(r.name));
+  return paginateArray(c, rules.slice(0, LIST_LIMIT)).map(presentProtectedBranch);
 }
 
 // GET /projects/:id/protected_branches/:name
@@ -127,16 +177,17 @@ async function showProtectedBranch(c: Ctx) {
 
 // POST /projects/:id/protected_branches
 async function protectBranch(c: Ctx) {
-  const found = await maintainer(c);
-  const name = requiredString(c, 'name');
-  if (name.length > MAX_NAME) throw apiError(422, ['Name is too long (maximum is 255 characters)']);
+  const found = await branchReader(c);
+  // Grape validates the parameters before the endpoint authorizes.
+  const name = nameParam(c);
   const levels = [
-    ...newLevels(c, 'push', 'push_access_level', 'allowed_to_push', AccessLevel.MAINTAINER),
-    ...newLevels(c, 'merge', 'merge_access_level', 'allowed_to_merge', AccessLevel.MAINTAINER),
-    ...newLevels(c, 'unprotect', 'unprotect_access_level', 'allowed_to_unprotect', null),
+    ...newLevels(c, 'push', 'push_access_level', 'allowed_to_push'),
+    ...newLevels(c, 'merge', 'merge_access_level', 'allowed_to_merge'),
+    ...newLevels(c, 'unprotect', 'unprotect_access_level', 'allowed_to_unprotect'),
   ];
   const allowForcePush = c.params.bool('allow_force_push') ?? false;
-  const codeOwner = c.params.bool('code_owner_approval_required') ?? false;
+  const codeOwner = codeOwnerParam(c) ?? false;
+  requireMaintainer(c, found);
   const conflict = () => apiError(409, `Protected branch '${name}' already exists`);
   if ((await rulesOf(c, found, 'branch')).some((r) => r.name === name)) throw conflict();
   const id = await createProtectedRef(c.app, found.project.id, { kind: 'branch', name, allowForcePush, codeOwnerApprovalRequired: codeOwner, levels });
@@ -149,15 +200,17 @@ async function protectBranch(c: Ctx) {
 
 // PATCH /projects/:id/protected_branches/:name
 async function updateProtectedBranch(c: Ctx) {
-  const found = await maintainer(c);
+  const found = await branchReader(c);
+  // find_by! (404) comes before the authorization (403), as GitLab.
   const rule = await findRule(c, found, 'branch');
+  requireMaintainer(c, found);
   const changes: RuleChanges = { add: [], change: [], remove: [] };
   if (c.params.has('allow_force_push')) {
     const v = c.params.bool('allow_force_push');
     if (v === undefined) throw paramError('allow_force_push is empty');
     changes.allowForcePush = v;
   }
-  const owner = c.params.bool('code_owner_approval_required');
+  const owner = codeOwnerParam(c);
   if (owner !== undefined) changes.codeOwnerApprovalRequired = owner;
   const actions: Array<[RefAction, string]> = [['push', 'allowed_to_push'], ['merge', 'allowed_to_merge'], ['unprotect', 'allowed_to_unprotect']];
   for (const [action, listName] of actions) {
@@ -172,24 +225,30 @@ async function updateProtectedBranch(c: Ctx) {
       else changes.change.push({ id: e.id, access_level: e.access_level! });
     }
   }
+  // The levels the rule would have: one action may not list a level twice (the model's uniqueness).
+  const after = new Map(rule.levels.map((l) => [l.id, { action: l.action, level: l.access_level }]));
+  for (const id of changes.remove) after.delete(id);
+  for (const ch of changes.change) after.set(ch.id, { action: after.get(ch.id)!.action, level: ch.access_level });
+  const all = [...after.values(), ...changes.add.map((l) => ({ action: l.action, level: l.access_level }))];
+  const seen = new Set<string>();
+  for (const l of all) {
+    const key = `${l.action}:${l.level}`;
+    if (seen.has(key)) throw duplicateLevel(l.action);
+    seen.add(key);
+  }
   const outcome = await updateProtectedRef(c.app, rule.id, changes);
-  if (outcome === 'duplicate') throw apiError(422, [duplicateMessage(changes)]);
+  // A racing update added the same level meanwhile.
+  if (outcome === 'duplicate') throw duplicateLevel(all[all.length - 1]?.action ?? 'push');
   const updated = (await rulesOf(c, found, 'branch')).find((r) => r.id === rule.id);
   if (!updated) throw notFound();
   return presentProtectedBranch(updated);
 }
 
-/** Rails' message for a level listed twice: `Push access levels access level has already been taken`. */
-function duplicateMessage(changes: RuleChanges): string {
-  const action = changes.add[0]?.action ?? 'push';
-  const label = action.charAt(0).toUpperCase() + action.slice(1);
-  return `${label} access levels access level has already been taken`;
-}
-
 // DELETE /projects/:id/protected_branches/:name
 async function unprotectBranch(c: Ctx) {
-  const found = await maintainer(c);
+  const found = await branchReader(c);
   const rule = await findRule(c, found, 'branch');
+  requireMaintainer(c, found);
   await deleteProtectedRef(c.app, rule.id);
   c.status(204);
   return undefined;
@@ -210,9 +269,8 @@ async function showProtectedTag(c: Ctx) {
 // POST /projects/:id/protected_tags
 async function protectTag(c: Ctx) {
   const found = await maintainer(c);
-  const name = requiredString(c, 'name');
-  if (name.length > MAX_NAME) throw apiError(422, ['Name is too long (maximum is 255 characters)']);
-  const levels = newLevels(c, 'create', 'create_access_level', 'allowed_to_create', AccessLevel.MAINTAINER);
+  const name = nameParam(c);
+  const levels = newLevels(c, 'create', 'create_access_level', 'allowed_to_create');
   // GitLab has no pre-check here: the model's uniqueness validation answers.
   const taken = () => apiError(422, ['Name has already been taken']);
   if ((await rulesOf(c, found, 'tag')).some((r) => r.name === name)) throw taken();

@@ -2,7 +2,10 @@
 // URL-encoded in the path (spec rule 7).
 import { assertCanCreateBranch, assertCanDeleteBranch, protectionOf } from './protection.js';
 import type { FastifyInstance } from 'fastify';
-import { apiError, notFound } from '../../../http/errors.js';
+import { apiError, forbidden, notFound } from '../../../http/errors.js';
+import { AccessLevel } from '../../../services/access.js';
+import { loadProtectedRefRules } from '../../../services/repository/protected-refs.js';
+import { createProtectedRef, deleteProtectedRef, replaceLevels } from '../../../services/repository/protected-refs-write.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { isGitError, isValidBranchName, isValidNewBranchName } from '../../../git/index.js';
@@ -134,7 +137,57 @@ async function deleteMergedBranches(c: Ctx) {
   return { message: '202 Accepted' };
 }
 
+/** The caller may administer the project (Maintainer and up): the legacy protect routes' authorize_admin_project. */
+function requireAdminProject(c: Ctx, pr: ProjectRepo): void {
+  const user = c.requireUser();
+  if (pr.access < AccessLevel.MAINTAINER && !user.is_admin) throw forbidden();
+}
+
+// PUT /projects/:id/repository/branches/:branch/protect
+async function protectBranchLegacy(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  requireAdminProject(c, pr);
+  const name = pathParam(c, 'branch');
+  const commit = await findBranch(pr, name);
+  const devPush = c.params.bool('developers_can_push');
+  const devMerge = c.params.bool('developers_can_merge');
+  const level = (dev: boolean | undefined) => (dev ? AccessLevel.DEVELOPER : AccessLevel.MAINTAINER);
+  const existing = (await loadProtectedRefRules(c.app, pr.project.id)).find((r) => r.kind === 'branch' && r.name === name);
+  if (existing) {
+    // LegacyApiUpdateService: each flag given replaces that action's levels.
+    const changes: Array<{ action: 'push' | 'merge'; level: number }> = [];
+    if (devPush !== undefined) changes.push({ action: 'push', level: level(devPush) });
+    if (devMerge !== undefined) changes.push({ action: 'merge', level: level(devMerge) });
+    if (changes.length > 0) await replaceLevels(c.app, existing.id, changes);
+  } else {
+    await createProtectedRef(c.app, pr.project.id, {
+      kind: 'branch',
+      name,
+      allowForcePush: false,
+      codeOwnerApprovalRequired: false,
+      levels: [
+        { action: 'push', access_level: level(devPush) },
+        { action: 'merge', access_level: level(devMerge) },
+      ],
+    });
+  }
+  return presentBranch(name, commit, await branchContext(c, pr));
+}
+
+// PUT /projects/:id/repository/branches/:branch/unprotect
+async function unprotectBranchLegacy(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  requireAdminProject(c, pr);
+  const name = pathParam(c, 'branch');
+  const commit = await findBranch(pr, name);
+  const existing = (await loadProtectedRefRules(c.app, pr.project.id)).find((r) => r.kind === 'branch' && r.name === name);
+  if (existing) await deleteProtectedRef(c.app, existing.id);
+  return presentBranch(name, commit, await branchContext(c, pr));
+}
+
 export function registerBranchRoutes(app: FastifyInstance): void {
+  route(app, 'PUT', '/projects/:id/repository/branches/:branch/protect', protectBranchLegacy);
+  route(app, 'PUT', '/projects/:id/repository/branches/:branch/unprotect', unprotectBranchLegacy);
   route(app, 'GET', '/projects/:id/repository/branches', listBranches);
   route(app, 'POST', '/projects/:id/repository/branches', createBranch);
   route(app, 'HEAD', '/projects/:id/repository/branches/:branch', branchExists);

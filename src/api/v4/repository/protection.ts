@@ -65,11 +65,9 @@ export async function assertCanCreateTag(c: Ctx, pr: ProjectRepo, tag: string, s
   if (!protection.canCreateTag(actorFor(c, pr), tag)) throw apiError(status, 'You are not allowed to create this tag as it is protected.');
 }
 
-/** TagCheck's deletion rule through the API: a protected tag goes only by a Maintainer's hand. */
+/** A protected tag goes only by a Maintainer's hand: GitLab's TagPolicy (delete_protected_tag) answers 403. */
 export async function assertCanDeleteTag(c: Ctx, pr: ProjectRepo, tag: string): Promise<void> {
   const protection = await protectionOf(c, pr);
   if (!protection.isProtectedTag(tag)) return;
-  if (!protection.canDeleteProtectedBranch(actorFor(c, pr))) {
-    throw apiError(400, 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.');
-  }
+  if (!protection.canDeleteProtectedBranch(actorFor(c, pr))) throw forbidden();
 }

@@ -203,6 +203,8 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/branches/:branch': json(Branch),
   'HEAD /projects/:id/repository/branches/:branch': empty,
   'DELETE /projects/:id/repository/branches/:branch': empty,
+  'PUT /projects/:id/repository/branches/:branch/protect': json(Branch),
+  'PUT /projects/:id/repository/branches/:branch/unprotect': json(Branch),
   // releases/routes.ts
   'GET /projects/:id/releases': list(Release),
   'POST /projects/:id/releases': json(Release),
