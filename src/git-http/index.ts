@@ -12,7 +12,7 @@ import { authorizeGit } from './authorize.js';
 import { identifyGitCaller } from './credentials.js';
 import { serveGit, type ServeOptions } from './serve.js';
 import { pushPolicy } from './push-policy.js';
-import { installPushHooks, pushHookEnv } from '../git/pre-receive-hook.js';
+import { preparePush, type PreparedPush } from '../git/pre-receive-hook.js';
 import { baseUrl } from '../http/route.js';
 
 const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
@@ -78,11 +78,19 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   const userId = caller.kind === 'user' ? caller.user.id : null;
   const options: ServeOptions = { repoPath: repo.path, pathInfo: parsed.pathInfo };
   if (caller.kind === 'user') options.remoteUser = caller.user.username;
+  let prepared: PreparedPush | null = null;
   if (before) {
     // Protected branches and tags: the pre-receive hook applies what this pusher may do.
     const user = caller.kind === 'user' ? caller.user : null;
     const policy = await pushPolicy(app, baseUrl(app, req), decision, user, before);
-    options.env = pushHookEnv(await installPushHooks(app.config.dataDir), policy);
+    try {
+      prepared = await preparePush(app.config.dataDir, policy);
+    } catch (err) {
+      // Without a hook that runs, a push would go in unchecked: refuse it.
+      req.log.error({ err }, 'git hooks unavailable; push refused');
+      return sendText(reply, 503, 'Pushes are unavailable: the server cannot run its git hooks.');
+    }
+    options.env = prepared.env;
   }
   if (before) {
     const projectId = decision.project.id;
@@ -91,11 +99,13 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   reply.hijack();
   try {
     const result = await serveGit(req.raw, reply.raw, options);
+    await prepared?.cleanup();
     if (result.exitCode !== 0 && result.exitCode !== null) {
       req.log.warn({ status: result.status, exitCode: result.exitCode, stderr: result.stderr }, 'git http-backend failed');
     }
   } catch (err) {
     // The reply is hijacked: Fastify's error handler cannot answer for us any more.
+    await prepared?.cleanup();
     req.log.error({ err }, 'git over HTTP failed');
     const res = reply.raw;
     if (!res.headersSent && !res.destroyed) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });

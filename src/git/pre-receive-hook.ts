@@ -3,7 +3,10 @@
 // The server decides, per push, what the pusher may do and hands that to git as a policy in the
 // environment; the hook only applies it to the refs the push updates, with the new objects still
 // in quarantine, so a refused push leaves nothing behind. Any refusal declines the whole push.
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** One protected branch rule, already evaluated for the pusher. */
@@ -39,13 +42,18 @@ export interface PushPolicy {
 export const POLICY_ENV = 'LABWRIGHT_PUSH_POLICY';
 export const NODE_ENV_VAR = 'LABWRIGHT_HOOK_NODE';
 
-/** The hook itself, run by git with the policy in its environment (plain JavaScript, no imports of ours). */
+/** The hook itself, run by git with the policy file named in its environment (plain JavaScript, no imports of ours). */
 const HOOK_SCRIPT = String.raw`// Written by Labwright (src/git/pre-receive-hook.ts); rewritten at start-up. Do not edit.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-const policy = JSON.parse(process.env.${POLICY_ENV} || 'null');
-if (!policy) {
+let policy = null;
+try {
+  policy = JSON.parse(readFileSync(process.env.${POLICY_ENV} || '', 'utf8'));
+} catch {
+  policy = null;
+}
+if (!policy || !Array.isArray(policy.branches) || !Array.isArray(policy.tags)) {
   process.stderr.write('GitLab: The push could not be checked.\n');
   process.exit(1);
 }
@@ -55,11 +63,24 @@ const SHA_START = /^[0-9a-f]{40}/i;
 // GitLab's GitRefValidator: no option-like name, nothing that reads as a full ref.
 const invalidName = (name) => name.startsWith('-') || name === 'HEAD' || ['refs/heads/', 'refs/remotes/', 'refs/tags/'].some((p) => name.startsWith(p));
 
+// RefMatcher without backtracking (refMatcher in src/services/repository/protected-refs.ts).
 function matcher(pattern) {
   if (!pattern.includes('*')) return (ref) => ref === pattern;
-  const body = pattern.split('*').map((s) => s.replace(/[.*+?^$\{\}()|[\]\\/-]/g, '\\$&')).join('.*?');
-  const re = new RegExp('^' + body + '$', 's');
-  return (ref) => re.test(ref);
+  const parts = pattern.split('*');
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  const middle = parts.slice(1, -1).filter((p) => p !== '');
+  return (ref) => {
+    if (ref.length < first.length + last.length || !ref.startsWith(first) || !ref.endsWith(last)) return false;
+    let at = first.length;
+    const end = ref.length - last.length;
+    for (const piece of middle) {
+      const found = ref.indexOf(piece, at);
+      if (found === -1 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
 }
 const branches = policy.branches.map((r) => Object.assign({}, r, { m: matcher(r.p) }));
 const tags = policy.tags.map((r) => Object.assign({}, r, { m: matcher(r.p) }));
@@ -72,14 +93,26 @@ function git(args) {
   }
 }
 const isAncestor = (a, b) => git(['merge-base', '--is-ancestor', a, b]).ok;
+// The repository as it is now, not as it was when the push began: another push may have landed since.
+const anyBranch = git(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/']);
+if (!anyBranch.ok) {
+  process.stderr.write('GitLab: The push could not be checked.\n');
+  process.exit(1);
+}
+policy.empty = anyBranch.out.trim() === '';
+if (!policy.defaultBranch && !policy.empty) {
+  const head = git(['symbolic-ref', '-q', 'HEAD']).out.trim();
+  if (head.startsWith('refs/heads/') && git(['rev-parse', '-q', '--verify', head]).ok) policy.defaultBranch = head.slice(11);
+}
 function inProtectedBranch(sha) {
   const out = git(['for-each-ref', '--contains=' + sha, '--format=%(refname)', 'refs/heads/']).out;
   return out.split('\n').filter((l) => l.startsWith('refs/heads/')).some((l) => branches.some((r) => r.m(l.slice(11))));
 }
 
 function checkBranch(name, oldSha, newSha) {
-  const creation = ZERO.test(oldSha);
+  // A zero new value deletes, whatever the old value says (git deletes a ref given 0 -> 0 too).
   const deletion = ZERO.test(newSha);
+  const creation = !deletion && ZERO.test(oldSha);
   if (deletion && name === policy.defaultBranch) return 'The default branch of a project cannot be deleted.';
   if (!deletion && SHA_START.test(name)) return 'You cannot create a branch with a SHA-1 or SHA-256 branch name.';
   if (creation && invalidName(name)) return 'You cannot create a branch with an invalid name.';
@@ -107,8 +140,8 @@ function checkBranch(name, oldSha, newSha) {
 }
 
 function checkTag(name, oldSha, newSha) {
-  const creation = ZERO.test(oldSha);
   const deletion = ZERO.test(newSha);
+  const creation = !deletion && ZERO.test(oldSha);
   if (creation && name === policy.defaultBranch) return 'You cannot use default branch name to create a tag';
   if (creation && invalidName(name)) return 'You cannot create a tag with a prohibited pattern.';
   if (!deletion && SHA_START.test(name)) return 'You cannot create a tag with a SHA-1 or SHA-256 tag name.';
@@ -147,39 +180,93 @@ async function writeIfChanged(path: string, content: string, mode: number): Prom
   const current = await readFile(path, 'utf8').catch(() => null);
   if (current !== content) {
     // Another process may write the same file at the same time: each writes its own copy and renames it into place.
-    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+    const tmp = `${path}.${process.pid}.${randomUUID()}`;
     await writeFile(tmp, content, { mode });
     await rename(tmp, path);
   }
   await chmod(path, mode);
 }
 
+/**
+ * Runs the installed hook once with a policy it cannot read: it must start and refuse. git skips a
+ * hook it cannot execute (a file without its x bit, a data directory mounted noexec) and takes the
+ * push unchecked, so pushes are served only once the hook is known to run.
+ */
+function selfTest(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', [POLICY_ENV]: join(dir, 'no-such-policy.json'), [NODE_ENV_VAR]: process.execPath };
+    const child = spawn(join(dir, 'pre-receive'), [], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('error', (err) => reject(new Error(`the pre-receive hook cannot run: ${err.message}`)));
+    child.on('close', (code) => {
+      if (code === 1 && stderr.includes('GitLab: ')) resolve();
+      else reject(new Error(`the pre-receive hook did not refuse a push it could not check (exit ${code}): ${stderr.slice(0, 200)}`));
+    });
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(`${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/self-test\n`);
+  });
+}
+
 const installed = new Map<string, Promise<string>>();
 
-/** Writes the hooks directory once per process; returns it (for core.hooksPath). */
-export function installPushHooks(dataDir: string): Promise<string> {
-  const dir = join(dataDir, 'git-hooks');
-  let pending = installed.get(dir);
-  if (!pending) {
-    pending = (async () => {
-      await mkdir(dir, { recursive: true });
-      await writeIfChanged(join(dir, 'pre-receive.mjs'), HOOK_SCRIPT, 0o644);
-      await writeIfChanged(join(dir, 'pre-receive'), HOOK_WRAPPER, 0o755);
-      return dir;
-    })();
-    pending.catch(() => installed.delete(dir));
-    installed.set(dir, pending);
-  }
+function install(dir: string): Promise<string> {
+  const pending = (async () => {
+    await mkdir(dir, { recursive: true });
+    await writeIfChanged(join(dir, 'pre-receive.mjs'), HOOK_SCRIPT, 0o644);
+    await writeIfChanged(join(dir, 'pre-receive'), HOOK_WRAPPER, 0o755);
+    await selfTest(dir);
+    return dir;
+  })();
+  pending.catch(() => installed.delete(dir));
+  installed.set(dir, pending);
   return pending;
 }
 
-/** The environment that makes git http-backend's receive-pack run the hook with `policy`. */
-export function pushHookEnv(hooksDir: string, policy: PushPolicy): Record<string, string> {
-  return {
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'core.hooksPath',
-    GIT_CONFIG_VALUE_0: hooksDir,
-    [POLICY_ENV]: JSON.stringify(policy),
-    [NODE_ENV_VAR]: process.execPath,
-  };
+/**
+ * The hooks directory, written and tested once per process; before each push its files are checked
+ * again (someone may have removed them or their x bit since) and rewritten when they are not right.
+ * Rejects when the hook cannot be made to run: the push must then be refused, never taken unchecked.
+ */
+export async function ensurePushHooks(dataDir: string): Promise<string> {
+  const dir = join(dataDir, 'git-hooks');
+  const ready = await (installed.get(dir) ?? install(dir));
+  try {
+    await Promise.all([access(join(ready, 'pre-receive'), constants.X_OK), access(join(ready, 'pre-receive.mjs'), constants.R_OK)]);
+    return ready;
+  } catch {
+    installed.delete(dir);
+    return install(dir);
+  }
+}
+
+/** Server-written refs a push may not touch (GitLab hides them from receive-pack too). */
+const HIDDEN_REFS = ['refs/merge-requests/', 'refs/pipelines/', 'refs/environments/', 'refs/keep-around/'];
+
+export interface PreparedPush {
+  env: Record<string, string>;
+  /** Removes the policy file; call once git is done. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Writes the policy to a private file (an environment variable is capped at 128 KB on Linux, which
+ * a project with many rules would exceed) and returns the environment that makes git
+ * http-backend's receive-pack run the hook with it and refuse updates of hidden refs.
+ */
+export async function preparePush(dataDir: string, policy: PushPolicy): Promise<PreparedPush> {
+  const hooksDir = await ensurePushHooks(dataDir);
+  const policyDir = join(dataDir, 'tmp');
+  await mkdir(policyDir, { recursive: true, mode: 0o700 });
+  const file = join(policyDir, `push-policy-${randomUUID()}.json`);
+  await writeFile(file, JSON.stringify(policy), { mode: 0o600 });
+  const config: Array<[string, string]> = [['core.hooksPath', hooksDir], ...HIDDEN_REFS.map((ref): [string, string] => ['receive.hideRefs', ref])];
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(config.length), [POLICY_ENV]: file, [NODE_ENV_VAR]: process.execPath };
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return { env, cleanup: () => unlink(file).catch(() => undefined) };
 }

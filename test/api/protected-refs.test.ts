@@ -160,10 +160,22 @@ describe('the protected branches API', () => {
     // Parameters are checked before the caller's role; a rule is found before it (404, then 403).
     expect((await s.request('POST', path, { token: dev.token, json: {} })).status).toBe(400);
     expect((await s.request('PATCH', `${path}/nope`, { token: dev.token, json: { allow_force_push: true } })).status).toBe(404);
+    expect((await s.request('POST', path, { token: maint.token, json: { name: 'a\u0001b' } })).body).toEqual({ message: ['Name is invalid'] });
+    const many = Array.from({ length: 50 }, () => ({ access_level: 40 }));
+    expect((await s.request('POST', path, { token: maint.token, json: { name: 'x', allowed_to_push: many } })).body).toEqual({ error: 'allowed_to_push has too many entries' });
     expect((await s.request('PATCH', `${path}/nope`, { token: maint.token, json: { allow_force_push: true } })).body).toEqual({ message: '404 Not found' });
     expect((await s.request('PATCH', `${path}/main`, { token: maint.token, json: { allowed_to_push: [{ id: 999999, access_level: 30 }] } })).status).toBe(404);
     expect((await s.request('DELETE', `${path}/nope`, { token: maint.token })).status).toBe(404);
     expect(await count()).toBe(n);
+  });
+
+  it('lets only those its unprotect levels name change or remove a rule', async () => {
+    const path = `/projects/${pid}/protected_branches`;
+    const r = await s.request('POST', path, { token: maint.token, json: { name: 'admins-only', unprotect_access_level: 60 } });
+    expect(r.status).toBe(201);
+    expect((await s.request('PATCH', `${path}/admins-only`, { token: maint.token, json: { allow_force_push: true } })).status).toBe(403);
+    expect((await s.request('DELETE', `${path}/admins-only`, { token: maint.token })).status).toBe(403);
+    expect((await s.request('DELETE', `${path}/admins-only`, { token: s.rootToken })).status).toBe(204);
   });
 
   it('lets Maintainers write rules and code readers read them', async () => {

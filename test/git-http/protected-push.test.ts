@@ -1,7 +1,7 @@
 // Protected branches and tags on `git push` with the real git CLI: the pre-receive hook refuses
 // what GitLab's checks refuse, with GitLab's words, and a refused push leaves every ref as it was.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -155,6 +155,54 @@ describe('pushes to protected branches', () => {
     const none = await s.request('POST', `/projects/${pid}/protected_branches`, { token: owner.token, json: { name: 'locked', push_access_level: 0, merge_access_level: 40 } });
     expect(none.status).toBe(201);
     expect(await gitFails(dir, 'push', 'origin', 'main:locked')).toContain('GitLab: You are not allowed to create protected branches on this project.');
+  });
+});
+
+/** A raw receive-pack request of ref updates without a pack (deletions need none). */
+async function rawPush(token: string, updates: string[]): Promise<string> {
+  const pkt = (line: string) => (Buffer.byteLength(line) + 4).toString(16).padStart(4, '0') + line;
+  const lines = updates.map((u, i) => pkt(i === 0 ? `${u}\0report-status\n` : `${u}\n`)).join('');
+  const res = await fetch(`${s.url}/pushowner/guarded.git/git-receive-pack`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-git-receive-pack-request', Authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}` },
+    body: `${lines}0000`,
+  });
+  return res.text();
+}
+
+describe('pushes that go around the git client', () => {
+  it('treats 0 -> 0 as a deletion: a protected branch is not deleted', async () => {
+    const rule = await s.request('POST', `/projects/${pid}/protected_branches`, { token: owner.token, json: { name: 'keep-me', push_access_level: 30 } });
+    expect(rule.status).toBe(201);
+    expect((await s.request('POST', `/projects/${pid}/repository/branches`, { token: owner.token, json: { branch: 'keep-me', ref: 'main' } })).status).toBe(201);
+    const zero = '0'.repeat(40);
+    const answer = await rawPush(dev.token, [`${zero} ${zero} refs/heads/keep-me`]);
+    expect(answer).toContain('pre-receive hook declined');
+    expect(await branchTip('keep-me')).not.toBeNull();
+  });
+
+  it('refuses updates of server-written refs (merge request and pipeline refs)', async () => {
+    const dir = await cloneAs(owner, 'owner-hidden');
+    const refused = await gitFails(dir, 'push', 'origin', 'HEAD:refs/merge-requests/1/head');
+    expect(refused).toContain('deny updating a hidden ref');
+  });
+
+  it('takes a project with many long rules (the policy is not squeezed into the environment)', async () => {
+    const now = new Date().toISOString();
+    const rows = Array.from({ length: 700 }, (_, i) => ({ project_id: pid, kind: 'branch' as const, name: `${'long-rule-'.repeat(24)}${i}`, created_at: now, updated_at: now }));
+    await s.app.lw.db.insertInto('protected_refs').values(rows).execute();
+    const dir = await cloneAs(dev, 'dev-many');
+    await commitFile(dir, 'many.txt');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:many-rules');
+    expect(await branchTip('many-rules')).toBe((await git(dir, 'rev-parse', 'HEAD')).trim());
+    await s.app.lw.db.deleteFrom('protected_refs').where('name', 'like', 'long-rule-%').execute();
+  });
+
+  it('puts the hook back when its x bit is gone, so a push is never taken unchecked', async () => {
+    chmodSync(join(s.dataDir, 'git-hooks', 'pre-receive'), 0o644);
+    const dir = await cloneAs(dev, 'dev-nohook');
+    await commitFile(dir, 'sneaky.txt');
+    expect(await gitFails(dir, 'push', 'origin', 'main')).toContain('GitLab: You are not allowed to push code to protected branches on this project.');
   });
 });
 

@@ -51,18 +51,31 @@ export function refActor(user: Pick<UserRow, 'is_admin'> | null, access: number,
   return { access, isAdmin: !!user?.is_admin, canPushCode: user !== null && access >= AccessLevel.DEVELOPER && !archived };
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-}
-
 /**
  * GitLab's RefMatcher: a name without `*` matches itself only; `*` matches any run of characters,
- * `/` included, and everything else is literal; the whole name must match.
+ * `/` included, and everything else is literal; the whole name must match. Matched without
+ * backtracking (a regular expression of many `.*?` takes exponential time on a name that almost
+ * matches): the first and last pieces anchor the ends, the pieces between are found in order,
+ * each as early as it occurs, which is enough for patterns whose only wildcard is `*`.
+ * The pre-receive hook (src/git/pre-receive-hook.ts) carries the same function.
  */
 export function refMatcher(pattern: string): (ref: string) => boolean {
   if (!pattern.includes('*')) return (ref) => ref === pattern;
-  const re = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*?')}$`, 's');
-  return (ref) => re.test(ref);
+  const parts = pattern.split('*');
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  const middle = parts.slice(1, -1).filter((p) => p !== '');
+  return (ref) => {
+    if (ref.length < first.length + last.length || !ref.startsWith(first) || !ref.endsWith(last)) return false;
+    let at = first.length;
+    const end = ref.length - last.length;
+    for (const piece of middle) {
+      const found = ref.indexOf(piece, at);
+      if (found === -1 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
 }
 
 /** One access level lets the actor through: GitLab's ProtectedRefAccess#check_access. */
@@ -77,6 +90,12 @@ function levelAllows(level: number, actor: RefActor): boolean {
 /** One rule lets the actor do `action` (any of its levels for that action lets them through). */
 export function ruleAllows(rule: ProtectedRefRule, action: RefAction, actor: RefActor): boolean {
   return rule.levels.some((l) => l.action === action && levelAllows(l.access_level, actor));
+}
+
+/** EE's can_unprotect?: a rule that names who may unprotect it is changed or removed only by them. */
+export function canUnprotect(rule: ProtectedRefRule, actor: RefActor): boolean {
+  if (!rule.levels.some((l) => l.action === 'unprotect')) return true;
+  return ruleAllows(rule, 'unprotect', actor);
 }
 
 /** The group's (or the instance's) default branch protection, as GitLab's DefaultBranchProtection. */
@@ -268,8 +287,12 @@ export async function namespaceProtectionDefaults(app: AppContext, namespaceId: 
   return protectionDefaultsFromSettings(row?.settings, instanceDefaults(app));
 }
 
-/** Rules change seldom and are read on every merge request and branch page: kept until this process writes. */
-const cache = new EpochCache<RefProtection>(5000, 10_000);
+/**
+ * Rules change seldom and are read on every merge request and branch page: kept until this process
+ * writes or the read cache sees another's write, and never longer than a second (another
+ * process's change is seen within that even with the read cache off).
+ */
+const cache = new EpochCache<RefProtection>(1000, 10_000);
 
 export async function loadRefProtection(app: AppContext, project: { id: number; namespace_id: number }, namespace: { kind: string }): Promise<RefProtection> {
   const key = `${project.id}`;

@@ -11,7 +11,7 @@ import { tierAvailable } from '../../../services/groups/tiers.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
-import { loadProtectedRefRules, PROTECTED_REF_LEVELS, type ProtectedRefRule, type RefAction, type RefKind } from '../../../services/repository/protected-refs.js';
+import { canUnprotect, loadProtectedRefRules, PROTECTED_REF_LEVELS, refActor, type ProtectedRefRule, type RefAction, type RefKind } from '../../../services/repository/protected-refs.js';
 import {
   createProtectedRef,
   deleteProjectProtectedRefs,
@@ -29,6 +29,9 @@ import { pathParam, requireParams } from '../repository/common.js';
  */
 const MAX_NAME = 1024;
 
+/** Most entries one `allowed_to_*` list may carry. */
+const MAX_ENTRIES = 20;
+
 /** ProtectedBranchesFinder::LIMIT: lists show at most this many rules. */
 const LIST_LIMIT = 100;
 
@@ -43,6 +46,12 @@ async function branchReader(c: Ctx): Promise<FoundProject> {
 function requireMaintainer(c: Ctx, found: FoundProject): void {
   const user = c.requireUser();
   if (found.access < AccessLevel.MAINTAINER && !user.is_admin) throw forbidden();
+}
+
+/** Changing or removing a rule: a Maintainer, and one its unprotect levels name (EE's can_unprotect?). */
+function requireUnprotector(c: Ctx, found: FoundProject, rule: ProtectedRefRule): void {
+  requireMaintainer(c, found);
+  if (!canUnprotect(rule, refActor(c.user, found.access, found.project.archived))) throw forbidden();
 }
 
 async function maintainer(c: Ctx): Promise<FoundProject> {
@@ -67,6 +76,8 @@ function nameParam(c: Ctx): string {
   requireParams(c, ['name']);
   const name = c.params.string('name')!;
   if (name.trim() === '') throw apiError(422, ["Name can't be blank"]);
+  // GITLAB-COMPAT: no ref name holds a control character, so a rule with one could never match.
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw apiError(422, ['Name is invalid']);
   if (name.length > MAX_NAME) throw apiError(422, [`Name is too long (maximum is ${MAX_NAME} characters)`]);
   return name;
 }
@@ -104,7 +115,10 @@ function intOf(v: ParamValue | undefined, name: string): number | undefined {
 function allowedParam(c: Ctx, name: string, action: RefAction): AllowedEntry[] {
   if (!c.params.has(name)) return [];
   const allowed = action === 'unprotect' ? PROTECTED_REF_LEVELS.filter((l) => l !== 0) : PROTECTED_REF_LEVELS;
-  return listOf(c.params.raw[name]!, name).map((h) => {
+  const list = listOf(c.params.raw[name]!, name);
+  // A rule has at most one entry per level (four); a longer list can only repeat them.
+  if (list.length > MAX_ENTRIES) throw paramError(`${name} has too many entries`);
+  return list.map((h) => {
     for (const key of ['user_id', 'group_id', 'deploy_key_id', 'member_role_id']) {
       if (h[key] !== undefined && h[key] !== null && h[key] !== '') throw paramError(`${name}[${key}] is not supported`);
     }
@@ -203,7 +217,7 @@ async function updateProtectedBranch(c: Ctx) {
   const found = await branchReader(c);
   // find_by! (404) comes before the authorization (403), as GitLab.
   const rule = await findRule(c, found, 'branch');
-  requireMaintainer(c, found);
+  requireUnprotector(c, found, rule);
   const changes: RuleChanges = { add: [], change: [], remove: [] };
   if (c.params.has('allow_force_push')) {
     const v = c.params.bool('allow_force_push');
@@ -248,7 +262,7 @@ async function updateProtectedBranch(c: Ctx) {
 async function unprotectBranch(c: Ctx) {
   const found = await branchReader(c);
   const rule = await findRule(c, found, 'branch');
-  requireMaintainer(c, found);
+  requireUnprotector(c, found, rule);
   await deleteProtectedRef(c.app, rule.id);
   c.status(204);
   return undefined;

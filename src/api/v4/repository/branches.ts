@@ -4,7 +4,7 @@ import { assertCanCreateBranch, assertCanDeleteBranch, protectionOf } from './pr
 import type { FastifyInstance } from 'fastify';
 import { apiError, forbidden, notFound } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
-import { loadProtectedRefRules } from '../../../services/repository/protected-refs.js';
+import { canUnprotect, loadProtectedRefRules } from '../../../services/repository/protected-refs.js';
 import { createProtectedRef, deleteProtectedRef, replaceLevels } from '../../../services/repository/protected-refs-write.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
@@ -14,7 +14,7 @@ import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/
 import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
 import { mergedBranches } from '../../../services/repository/queries.js';
 import { presentBranch } from '../entities/branch.js';
-import { branchContext, pathParam, requireParams } from './common.js';
+import { actorFor, branchContext, pathParam, requireParams } from './common.js';
 
 /** GitLab's branch search: `^x` prefix, `x$` suffix, otherwise substring; case-insensitive. */
 export function matchesSearch(name: string, search: string): boolean {
@@ -153,6 +153,7 @@ async function protectBranchLegacy(c: Ctx) {
   const devMerge = c.params.bool('developers_can_merge');
   const level = (dev: boolean | undefined) => (dev ? AccessLevel.DEVELOPER : AccessLevel.MAINTAINER);
   const existing = (await loadProtectedRefRules(c.app, pr.project.id)).find((r) => r.kind === 'branch' && r.name === name);
+  if (existing && !canUnprotect(existing, actorFor(c, pr))) throw forbidden();
   if (existing) {
     // LegacyApiUpdateService: each flag given replaces that action's levels.
     const changes: Array<{ action: 'push' | 'merge'; level: number }> = [];
@@ -181,6 +182,7 @@ async function unprotectBranchLegacy(c: Ctx) {
   const name = pathParam(c, 'branch');
   const commit = await findBranch(pr, name);
   const existing = (await loadProtectedRefRules(c.app, pr.project.id)).find((r) => r.kind === 'branch' && r.name === name);
+  if (existing && !canUnprotect(existing, actorFor(c, pr))) throw forbidden();
   if (existing) await deleteProtectedRef(c.app, existing.id);
   return presentBranch(name, commit, await branchContext(c, pr));
 }
