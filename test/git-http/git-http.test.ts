@@ -1,18 +1,15 @@
 // Git over HTTP with the real git CLI: push an existing repository with several branches into an
 // empty project with a token as password, see it through the API, clone it back as another member;
 // outsiders, reporters, anonymous callers and bad tokens are refused as GitLab does.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokens } from '../../src/oauth/tokens.js';
-import { GIT_ENV } from '../helpers/git.js';
+import { git, gitFails } from '../helpers/git.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-const run = promisify(execFile);
 
 let s: TestServer;
 let work: string;
@@ -25,20 +22,6 @@ let guest: U;
 let privateId: number;
 
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, env: GIT_ENV });
-  return stdout;
-}
-
-/** Runs git expecting failure; returns its stderr. */
-async function gitFails(cwd: string, ...args: string[]): Promise<string> {
-  try {
-    await run('git', args, { cwd, env: GIT_ENV });
-  } catch (err) {
-    return String((err as { stderr?: string }).stderr ?? err);
-  }
-  throw new Error(`git ${args.join(' ')} unexpectedly succeeded`);
-}
 
 function remote(token: string | null, path: string, user = 'oauth2'): string {
   const host = s.url.replace('http://', '');

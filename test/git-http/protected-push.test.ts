@@ -1,15 +1,12 @@
 // Protected branches and tags on `git push` with the real git CLI: the pre-receive hook refuses
 // what GitLab's checks refuse, with GitLab's words, and a refused push leaves every ref as it was.
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GIT_ENV } from '../helpers/git.js';
+import { git, gitFails } from '../helpers/git.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-const run = promisify(execFile);
 
 let s: TestServer;
 let work: string;
@@ -18,19 +15,6 @@ let owner: U;
 let dev: U;
 let pid: number;
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, env: GIT_ENV });
-  return stdout;
-}
-
-async function gitFails(cwd: string, ...args: string[]): Promise<string> {
-  try {
-    await run('git', args, { cwd, env: GIT_ENV });
-  } catch (err) {
-    return String((err as { stderr?: string }).stderr ?? err);
-  }
-  throw new Error(`git ${args.join(' ')} unexpectedly succeeded`);
-}
 
 function remote(token: string, path: string): string {
   return `http://oauth2:${token}@${s.url.replace('http://', '')}/${path}.git`;
