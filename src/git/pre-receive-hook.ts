@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { refMatcher } from './ref-matcher.js';
 
 /** One protected branch rule, already evaluated for the pusher. */
 export interface BranchPolicy {
@@ -63,25 +64,8 @@ const SHA_START = /^[0-9a-f]{40}/i;
 // GitLab's GitRefValidator: no option-like name, nothing that reads as a full ref.
 const invalidName = (name) => name.startsWith('-') || name === 'HEAD' || ['refs/heads/', 'refs/remotes/', 'refs/tags/'].some((p) => name.startsWith(p));
 
-// RefMatcher without backtracking (refMatcher in src/services/repository/protected-refs.ts).
-function matcher(pattern) {
-  if (!pattern.includes('*')) return (ref) => ref === pattern;
-  const parts = pattern.split('*');
-  const first = parts[0];
-  const last = parts[parts.length - 1];
-  const middle = parts.slice(1, -1).filter((p) => p !== '');
-  return (ref) => {
-    if (ref.length < first.length + last.length || !ref.startsWith(first) || !ref.endsWith(last)) return false;
-    let at = first.length;
-    const end = ref.length - last.length;
-    for (const piece of middle) {
-      const found = ref.indexOf(piece, at);
-      if (found === -1 || found + piece.length > end) return false;
-      at = found + piece.length;
-    }
-    return true;
-  };
-}
+// RefMatcher without backtracking: src/git/ref-matcher.ts, written in here.
+const matcher = ${refMatcher.toString()};
 const branches = policy.branches.map((r) => Object.assign({}, r, { m: matcher(r.p) }));
 const tags = policy.tags.map((r) => Object.assign({}, r, { m: matcher(r.p) }));
 

@@ -7,6 +7,9 @@ import { EpochCache } from '../../db/epoch-cache.js';
 import type { ProtectedRefAccessLevelsTable } from '../../db/tables/protected-refs.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { AccessLevel } from '../access.js';
+import { refMatcher } from '../../git/ref-matcher.js';
+
+export { refMatcher };
 
 export type RefKind = 'branch' | 'tag';
 export type RefAction = ProtectedRefAccessLevelsTable['action'];
@@ -49,33 +52,6 @@ export interface RefActor {
 
 export function refActor(user: Pick<UserRow, 'is_admin'> | null, access: number, archived: boolean | number): RefActor {
   return { access, isAdmin: !!user?.is_admin, canPushCode: user !== null && access >= AccessLevel.DEVELOPER && !archived };
-}
-
-/**
- * GitLab's RefMatcher: a name without `*` matches itself only; `*` matches any run of characters,
- * `/` included, and everything else is literal; the whole name must match. Matched without
- * backtracking (a regular expression of many `.*?` takes exponential time on a name that almost
- * matches): the first and last pieces anchor the ends, the pieces between are found in order,
- * each as early as it occurs, which is enough for patterns whose only wildcard is `*`.
- * The pre-receive hook (src/git/pre-receive-hook.ts) carries the same function.
- */
-export function refMatcher(pattern: string): (ref: string) => boolean {
-  if (!pattern.includes('*')) return (ref) => ref === pattern;
-  const parts = pattern.split('*');
-  const first = parts[0]!;
-  const last = parts[parts.length - 1]!;
-  const middle = parts.slice(1, -1).filter((p) => p !== '');
-  return (ref) => {
-    if (ref.length < first.length + last.length || !ref.startsWith(first) || !ref.endsWith(last)) return false;
-    let at = first.length;
-    const end = ref.length - last.length;
-    for (const piece of middle) {
-      const found = ref.indexOf(piece, at);
-      if (found === -1 || found + piece.length > end) return false;
-      at = found + piece.length;
-    }
-    return true;
-  };
 }
 
 /** One access level lets the actor through: GitLab's ProtectedRefAccess#check_access. */
