@@ -198,3 +198,43 @@ export async function rebaseOnto(gitDir: string, opts: RebaseOptions): Promise<s
   }
   return tip;
 }
+
+export interface ChangeOptions {
+  /** The commit to pick or revert (a merge commit is taken against its first parent). */
+  commit: string;
+  /** The tip the change is applied on. */
+  onto: string;
+  /** The new commit's message, from the original's. */
+  message: (original: { id: string; message: string; title: string }) => string;
+  /** Author of the new commit; null keeps the picked commit's author (cherry-pick). */
+  author: Identity | null;
+  committer: Identity;
+}
+
+export type ChangeOutcome = { ok: true; sha: string } | { ok: false; reason: 'conflict' | 'empty' };
+
+/**
+ * Cherry-picks (`revert: false`) or reverts one commit onto `onto` without a work tree, as
+ * Gitaly's UserCherryPick/UserRevert: a three-way merge with the commit's parent as base (for a
+ * revert the roles swap). A conflict, or a change that leaves the tree as it was, is reported,
+ * not committed. No ref is moved.
+ */
+export async function applyChange(gitDir: string, opts: ChangeOptions, revert: boolean): Promise<ChangeOutcome> {
+  assertRevs(opts.commit, opts.onto);
+  const objects = await catFileBatch(gitDir, [`${opts.commit}^{commit}`, `${opts.onto}^{commit}`]);
+  const [commitObj, ontoObj] = objects;
+  if (!commitObj || commitObj.type !== 'commit') throw new GitError('not_found', `commit not found: ${opts.commit}`);
+  if (!ontoObj || ontoObj.type !== 'commit') throw new GitError('not_found', `commit not found: ${opts.onto}`);
+  const commit = parseRawCommit(commitObj.oid, commitObj.content);
+  const onto = parseRawCommit(ontoObj.oid, ontoObj.content);
+  const parent = commit.parents[0] ?? null;
+  // Reverting a root commit would need an empty tree as the other side: refused as a conflict.
+  if (revert && parent === null) return { ok: false, reason: 'conflict' };
+  const merged = revert ? await mergeTreeWithBase(gitDir, commit.id, onto.id, parent!) : await mergeTreeWithBase(gitDir, parent, onto.id, commit.id);
+  if (!merged.clean) return { ok: false, reason: 'conflict' };
+  if (merged.tree === onto.tree) return { ok: false, reason: 'empty' };
+  const title = commit.message.split('\n', 1)[0] ?? '';
+  const message = opts.message({ id: commit.id, message: commit.message, title });
+  const sha = await createCommit(gitDir, commitOptions(merged.tree, [onto.id], message, opts.author ?? commit.author, opts.committer));
+  return { ok: true, sha };
+}

@@ -439,6 +439,11 @@ export class GitRepository {
     return merge.rebaseOnto(this.path, opts);
   }
 
+  /** A cherry-pick or revert of one commit onto `onto`, as a new commit (no ref is moved). */
+  applyChange(opts: merge.ChangeOptions, revert: boolean): Promise<merge.ChangeOutcome> {
+    return merge.applyChange(this.path, opts, revert);
+  }
+
   /** Whether `target` can be fast-forwarded to `source` (target is an ancestor of source). */
   fastForwardPossible(target: string, source: string): Promise<boolean> {
     return read.isAncestor(this.path, target, source);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerArchiveRoutes } from './archive.js';
 import { registerBlobRoutes } from './blobs.js';
 import { registerBranchRoutes } from './branches.js';
+import { registerCommitChangeRoutes } from './commit-changes.js';
 import { registerCommitCommentRoutes } from './commit-comments.js';
 import { registerCommitRoutes } from './commits.js';
 import { registerCompareRoutes } from './compare.js';
@@ -14,6 +15,7 @@ export function registerRepositoryRoutes(app: FastifyInstance): void {
   registerArchiveRoutes(app);
   registerBlobRoutes(app);
   registerBranchRoutes(app);
+  registerCommitChangeRoutes(app);
   registerCommitCommentRoutes(app);
   registerCommitRoutes(app);
   registerCompareRoutes(app);

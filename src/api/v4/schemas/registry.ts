@@ -8,7 +8,7 @@
 // (test/fuzz/schema-oracle.ts) and documentation can cite. A new route needs an entry here:
 // test/fuzz/schema-registry.test.ts fails for any route the app registers without one.
 import type { TSchema } from '@sinclair/typebox';
-import { Arr, Bool, Message } from './common.js';
+import { Arr, Bool, Message, Str, ifHas, obj } from './common.js';
 import { Group, GroupDetail, GroupLocation, CustomAttribute } from './groups.js';
 import {
   AwardEmoji,
@@ -62,6 +62,9 @@ const json = (schema: TSchema): ResponseSpec => ({ kind: 'json', schema });
 const list = (schema: TSchema): ResponseSpec => ({ kind: 'json', schema: Arr(schema) });
 const empty: ResponseSpec = { kind: 'empty' };
 const raw = (what: string): ResponseSpec => ({ kind: 'raw', what });
+
+/** A cherry-pick or revert: the new commit, or `{dry_run: "success"}` for a dry run. */
+const CommitOrDryRun = ifHas(['dry_run'], obj({ dry_run: Str() }), Commit);
 
 const API = '/api/v4';
 
@@ -225,6 +228,8 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/blobs/:sha/raw': raw('the blob (text/plain or application/octet-stream)'),
   'GET /projects/:id/repository/merge_base': json(Commit),
   'GET /projects/:id/repository/commits/:sha/refs': list(CommitRef),
+  'POST /projects/:id/repository/commits/:sha/cherry_pick': json(CommitOrDryRun),
+  'POST /projects/:id/repository/commits/:sha/revert': json(CommitOrDryRun),
   'GET /projects/:id/repository/commits/:sha/comments': list(CommitNote),
   'POST /projects/:id/repository/commits/:sha/comments': json(CommitNote),
   'GET /projects/:id/repository/contributors': list(Contributor),
