@@ -91,6 +91,52 @@ describe('repository archives', () => {
   });
 });
 
+describe('web archive downloads (/-/archive/…)', () => {
+  async function web(path: string, token?: string | null) {
+    const headers: Record<string, string> = {};
+    if (token) headers['PRIVATE-TOKEN'] = token;
+    const res = await fetch(`${s.url}${path}`, { headers, redirect: 'manual' });
+    return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  it('serves the links GitLab pages and release sources use, named as GitLab names them', async () => {
+    let r = await web('/root/arch/-/archive/main/arch-main.tar.gz');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-disposition')).toBe('attachment; filename="arch-main.tar.gz"');
+    expect(list(r.body, 'w.tar.gz', ['tar', '-tzf'])).toContain('arch-main/src/app.txt');
+    r = await web('/root/arch/-/archive/feature/x/arch-feature-x.zip');
+    expect(r.headers.get('content-type')).toBe('application/zip');
+    expect(list(r.body, 'w.zip', ['unzip', '-Z1'])).toContain('arch-feature-x/feature.txt');
+    // Without a file name (or another one) the commit is appended, as GitLab's append_sha.
+    r = await web('/root/arch/-/archive/main.tar');
+    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="arch-main-${sha}.tar"`);
+    r = await web('/root/arch/-/archive/main/arch-main.tar?path=docs');
+    expect(list(r.body, 'w.tar', ['tar', '-tf']).filter((f) => !f.endsWith('/'))).toEqual(['arch-main-docs/docs/guide.md']);
+    expect((await web('/root/arch/-/archive/main/arch-main.rar')).status).toBe(404);
+    expect((await web('/root/arch/-/archive/nope/arch-nope.zip')).status).toBe(404);
+    // A release's source links lead here.
+    await s.request('POST', `/projects/${pid}/repository/tags`, { json: { tag_name: 'v1.0', ref: 'main' } });
+    const rel = await s.request('POST', `/projects/${pid}/releases`, { json: { tag_name: 'v1.0' } });
+    expect(rel.status).toBe(201);
+    for (const source of rel.body.assets.sources as Array<{ url: string }>) {
+      const got = await web(new URL(source.url).pathname);
+      expect(got.status, source.url).toBe(200);
+      expect(got.headers.get('content-disposition'), source.url).toContain('filename="arch-v1.0.');
+    }
+    // The tag (and its release) go again: later tests count this project's tags.
+    expect((await s.request('DELETE', `/projects/${pid}/repository/tags/v1.0`)).status).toBe(204);
+  });
+
+  it('takes a token for a private project, and sends an anonymous caller to sign in', async () => {
+    const anonymous = await web('/root/arch-priv/-/archive/main/arch-priv-main.zip');
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get('location')).toBe(`/users/sign_in?redirect_to=${encodeURIComponent('/root/arch-priv/-/archive/main/arch-priv-main.zip')}`);
+    expect((await web('/root/arch-priv/-/archive/main/arch-priv-main.zip', ROOT_TOKEN)).status).toBe(200);
+    expect((await web('/root/arch-priv/-/archive/main/arch-priv-main.zip?private_token=' + ROOT_TOKEN)).status).toBe(200);
+    expect((await web('/root/arch-priv/-/archive/main/arch-priv-main.zip', guest.token)).status).toBe(403);
+  });
+});
+
 describe('blobs, merge base, contributors', () => {
   it('an empty blob is an empty 200', async () => {
     await commit(s, pid, 'empty-blob', { 'empty.txt': '' }, { from: 'main' });

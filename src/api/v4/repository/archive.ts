@@ -2,10 +2,10 @@
 // commit, streamed as it is made. Every failure GitLab's send_git_archive can meet is its
 // `404 File Not Found`; they are found before the first byte is sent.
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../../http/errors.js';
+import { ApiError, notFound } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { isSafeRevision } from '../../../git/refname.js';
-import { readableRepo } from '../../../services/repository/project-repo.js';
+import { readableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import { pathParam } from './common.js';
 import { sendGitStream } from './git-stream.js';
 
@@ -35,22 +35,31 @@ function repoPath(raw: string | undefined): string | undefined {
   return p;
 }
 
-async function archive(c: Ctx) {
-  const pr = await readableRepo(c, pathParam(c, 'id'));
-  const format = FORMATS[String(c.params.raw.format ?? 'tar.gz')];
+interface ArchiveRequest {
+  ref: string | null;
+  format: string;
+  path: string | undefined;
+  exclude: string[];
+  /** GitLab's append_sha: true, false, or null (append it unless the ref is the commit id itself). */
+  appendSha: boolean | null;
+}
+
+/** Streams the archive of `req.ref` (the default branch when null), named and prefixed as GitLab's archive_prefix. */
+async function streamArchive(c: Ctx, pr: ProjectRepo, req: ArchiveRequest) {
+  const format = FORMATS[req.format];
   if (!format) throw fileNotFound();
-  const ref = c.params.string('sha') || pr.project.default_branch;
+  const ref = req.ref || pr.project.default_branch;
   if (!ref || !isSafeRevision(ref)) throw fileNotFound();
   const sha = await pr.repo.resolveRef(ref);
   if (!sha) throw fileNotFound();
-  const path = repoPath(c.params.string('path'));
+  const path = repoPath(req.path);
   if (path && !(await pr.repo.pathExists(sha, path))) throw fileNotFound();
-  const exclude = (c.params.stringArray('exclude_paths') ?? []).map((p) => repoPath(p)).filter((p): p is string => !!p);
+  const exclude = req.exclude.map((p) => repoPath(p)).filter((p): p is string => !!p);
   // Gitaly's precondition: an excluded path must exist too.
   for (const p of exclude) if (!(await pr.repo.pathExists(sha, p))) throw fileNotFound();
-  c.params.bool('include_lfs_blobs'); // accepted: Labwright stores no LFS objects
-  // GitLab's archive_prefix with append_sha: project path, ref ('/' made '-'), commit, path.
-  const prefix = [pr.project.path, ref.replace(/\//g, '-'), sha, ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
+  const appendSha = req.appendSha ?? ref !== sha;
+  // GitLab's archive_prefix: project path, ref ('/' made '-'), the commit when appended, path.
+  const prefix = [pr.project.path, ref.replace(/\//g, '-'), ...(appendSha ? [sha] : []), ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
   const filename = `${prefix}.${format}`.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return sendGitStream(c, pr.repo.archive(sha, format, prefix, path, exclude), {
     // Workhorse: application/zip for zip, application/octet-stream for the rest.
@@ -58,6 +67,73 @@ async function archive(c: Ctx) {
     failed: fileNotFound,
     headers: { 'Content-Disposition': `attachment; filename="${filename}"`, 'Content-Transfer-Encoding': 'binary' },
   });
+}
+
+// GET /projects/:id/repository/archive[.format]
+async function archive(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  c.params.bool('include_lfs_blobs'); // accepted: Labwright stores no LFS objects
+  // The API always appends the commit id (lib/api/repositories.rb: append_sha: true).
+  return streamArchive(c, pr, {
+    ref: c.params.string('sha') || null,
+    format: String(c.params.raw.format ?? 'tar.gz'),
+    path: c.params.string('path'),
+    exclude: c.params.stringArray('exclude_paths') ?? [],
+    appendSha: true,
+  });
+}
+
+/** `v1.0/proj-v1.0.tar.gz` → ref, file name and format (GitLab's route: the format is required, the ref is all before the last '/'). */
+export function parseArchivePath(rest: string): { ref: string; filename: string | null; format: string } | null {
+  const format = Object.keys(FORMATS)
+    .sort((a, b) => b.length - a.length)
+    .find((f) => rest.endsWith(`.${f}`));
+  if (!format) return null;
+  const id = rest.slice(0, -(format.length + 1)).trim();
+  if (id === '') return null;
+  const slash = id.lastIndexOf('/');
+  return slash === -1 ? { ref: id, filename: null, format } : { ref: id.slice(0, slash), filename: id.slice(slash + 1), format };
+}
+
+// GET /<namespace>/<project>/-/archive/<ref>/<project>-<ref>.<format> (GitLab's web download,
+// which release source links name): tokens as on the API (GitLab's sessionless archive access);
+// callers who may not see the project are sent to sign in when anonymous.
+async function webArchive(c: Ctx) {
+  const raw = c.req.params as Record<string, string>;
+  const segments: string[] = [];
+  for (let i = 0; raw[`s${i}`] !== undefined; i++) segments.push(raw[`s${i}`]!);
+  const parsed = parseArchivePath(raw['*'] ?? '');
+  if (!parsed) throw fileNotFound();
+  let pr: ProjectRepo;
+  try {
+    pr = await readableRepo(c, segments.join('/'));
+  } catch (err) {
+    if (!c.user && err instanceof ApiError && (err.status === 404 || err.status === 403)) {
+      c.reply.code(302).header('Location', `/users/sign_in?redirect_to=${encodeURIComponent(c.req.url)}`);
+      return c.reply.send();
+    }
+    throw err;
+  }
+  const shortname = `${pr.project.path}-${parsed.ref.replace(/\//g, '-')}`;
+  const appendParam = c.params.bool('append_sha');
+  return streamArchive(c, pr, {
+    ref: parsed.ref,
+    format: parsed.format,
+    path: c.params.string('path'),
+    exclude: [],
+    appendSha: parsed.filename === shortname ? false : (appendParam ?? null),
+  });
+}
+
+/** GitLab nests groups 20 deep; plus the project itself (as git over HTTP). */
+const MAX_SEGMENTS = 21;
+
+/** Registered on the app itself, outside /api/v4. */
+export function registerWebArchiveRoutes(app: FastifyInstance): void {
+  for (let n = 2; n <= MAX_SEGMENTS; n++) {
+    const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
+    route(app, 'GET', `/${params}/-/archive/*`, webArchive);
+  }
 }
 
 export function registerArchiveRoutes(app: FastifyInstance): void {

@@ -401,6 +401,8 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
 
 /** Git over HTTP, registered once per path depth (git-http/index.ts). */
 const GIT_HTTP = /^(GET|POST) (?:\/:[A-Za-z0-9_]+)+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
+/** Web archive downloads, registered once per path depth (repository/archive.ts). */
+const WEB_ARCHIVE = /^GET (?:\/:[A-Za-z0-9_]+)+\/-\/archive\/\*$/;
 
 /** Every entry, keyed by `METHOD /full/path` as registered. */
 export const RESPONSES: Readonly<Record<string, ResponseSpec>> = Object.freeze({
@@ -428,6 +430,7 @@ export function responseFor(method: string, path: string): ResponseSpec | undefi
   const found = BY_SHAPE.get(shape(key));
   if (found) return found;
   if (GIT_HTTP.test(key)) return raw("git's smart HTTP protocol");
+  if (WEB_ARCHIVE.test(key)) return raw('the archive (application/octet-stream), or a redirect to sign in');
   return undefined;
 }
 
