@@ -9,7 +9,10 @@ import type { OAuthParams } from './raw-params.js';
 import { matchRedirectUri } from './redirect-uri.js';
 import { DEFAULT_SCOPE, scopesAllowed, splitScopes } from './scopes.js';
 
-export const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'root_namespace_id'] as const;
+export const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'root_namespace_id', 'nonce'] as const;
+
+/** Longest OpenID Connect nonce kept (it is echoed in the ID token). */
+const MAX_NONCE = 512;
 
 export interface ValidAuthorization {
   kind: 'ok';
@@ -19,6 +22,8 @@ export interface ValidAuthorization {
   state?: string;
   codeChallenge?: string;
   codeChallengeMethod?: string;
+  /** OpenID Connect: echoed in the ID token. */
+  nonce?: string;
   /** The request's parameters as sent, for the hidden fields of the consent form. */
   fields: Record<string, string>;
 }
@@ -68,11 +73,13 @@ export async function checkAuthorizationRequest(ctx: AppContext, p: OAuthParams)
   const rootNamespaceId = p.get('root_namespace_id');
   // Accepted for compatibility; SAML group SSO does not exist here, so the value is not used.
   if (rootNamespaceId !== undefined && !/^\d+$/.test(rootNamespaceId)) return fail('invalid_request', 'root_namespace_id is invalid.');
+  const nonce = p.get('nonce');
+  if (nonce !== undefined && nonce.length > MAX_NONCE) return fail('invalid_request', 'The nonce is too long.');
 
   const fields: Record<string, string> = {};
   for (const name of AUTHORIZE_PARAMS) {
     const v = p.get(name);
     if (v !== undefined) fields[name] = v;
   }
-  return { kind: 'ok', app, redirectUri, scopes, state, codeChallenge: challenge, codeChallengeMethod: method, fields };
+  return { kind: 'ok', app, redirectUri, scopes, state, codeChallenge: challenge, codeChallengeMethod: method, ...(nonce ? { nonce } : {}), fields };
 }

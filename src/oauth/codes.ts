@@ -23,6 +23,7 @@ export async function createAuthorizationCode(ctx: AppContext, a: ValidAuthoriza
       scopes: a.scopes.join(' '),
       code_challenge: a.codeChallenge ?? null,
       code_challenge_method: a.codeChallenge ? 'S256' : null,
+      nonce: a.nonce ?? null,
       created_at: new Date(t).toISOString(),
       revoked_at: null,
     })

@@ -25,7 +25,7 @@ interface GroupClaims {
 }
 
 /** Groups the user belongs to directly, plus their subgroups (GitLab's membership_groups). */
-async function groupClaims(ctx: AppContext, userId: number): Promise<GroupClaims> {
+export async function groupClaims(ctx: AppContext, userId: number): Promise<GroupClaims> {
   const today = todayUtc();
   const direct = await ctx.db
     .selectFrom('members')
@@ -48,6 +48,11 @@ async function groupClaims(ctx: AppContext, userId: number): Promise<GroupClaims
   }
   const at = (level: number) => direct.filter((d) => d.access_level === level).map((d) => d.full_path).sort();
   return { groups: [...all].sort(), direct: direct.map((d) => d.full_path).sort(), owner: at(50), maintainer: at(40), developer: at(30) };
+}
+
+/** GitLab's sub_legacy: a digest of the user id keyed by an instance secret (stable per instance). */
+export function subLegacy(ctx: AppContext, userId: number): string {
+  return createHmac('sha256', ctx.config.secret).update(`sub_legacy:${userId}`).digest('hex');
 }
 
 export function registerInfoEndpoints(app: FastifyInstance): void {
@@ -88,7 +93,7 @@ export function registerInfoEndpoints(app: FastifyInstance): void {
     const g = await groupClaims(ctx, user.id);
     const claims: Record<string, unknown> = {
       sub: String(user.id),
-      sub_legacy: createHmac('sha256', ctx.config.secret).update(`sub_legacy:${user.id}`).digest('hex'),
+      sub_legacy: subLegacy(ctx, user.id),
       name: user.name,
       nickname: user.username,
       preferred_username: user.username,
@@ -103,8 +108,12 @@ export function registerInfoEndpoints(app: FastifyInstance): void {
       'https://gitlab.org/claims/groups/maintainer': g.maintainer.length ? g.maintainer : undefined,
       'https://gitlab.org/claims/groups/developer': g.developer.length ? g.developer : undefined,
     };
+    // GitLab: the primary email with the `email` scope, else the public email when there is one.
     if (scopes.includes('email')) {
       claims.email = user.email;
+      claims.email_verified = user.confirmed_at !== null;
+    } else if (user.public_email) {
+      claims.email = user.public_email;
       claims.email_verified = user.confirmed_at !== null;
     }
     return sendJson(reply, claims);

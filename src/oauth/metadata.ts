@@ -23,6 +23,8 @@ export function registerMetadata(app: FastifyInstance): void {
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       code_challenge_methods_supported: ['S256'],
       subject_types_supported: ['public'],
+      jwks_uri: `${base}/oauth/discovery/keys`,
+      id_token_signing_alg_values_supported: ['RS256'],
       claims_supported: ['sub', 'sub_legacy', 'name', 'nickname', 'preferred_username', 'email', 'email_verified', 'website', 'profile', 'picture', 'groups', 'groups_direct'],
     };
   }

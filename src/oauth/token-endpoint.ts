@@ -33,7 +33,7 @@ async function tokenEndpoint(ctx: AppContext, params: OAuthParams, req: Paramete
   const { app } = await authenticateClient(ctx, req, params);
   switch (grantType) {
     case 'authorization_code':
-      return sendTokenResponse(reply, await redeemAuthorizationCode(ctx, app, params));
+      return sendTokenResponse(reply, await redeemAuthorizationCode(ctx, app, params, baseUrl(ctx, req)));
     case 'refresh_token':
       return sendTokenResponse(reply, await refreshTokens(ctx, app, params));
     case DEVICE_GRANT_TYPE:

@@ -19,6 +19,9 @@ export interface IssueInput {
 
 export interface IssuedTokens {
   id: number;
+  userId: number;
+  /** Set when the response carries an OpenID Connect ID token. */
+  idToken?: string;
   accessToken: string;
   refreshToken: string;
   scopes: string[];
@@ -53,7 +56,7 @@ export async function issueTokens(ctx: AppContext, trx: Transaction<DB>, input: 
   if (input.familyId === undefined) {
     await trx.updateTable('oauth_access_tokens').set({ family_id: row.id }).where('id', '=', row.id).execute();
   }
-  return { id: row.id, accessToken, refreshToken, scopes: input.scopes, expiresIn, createdAt };
+  return { id: row.id, userId: input.userId, accessToken, refreshToken, scopes: input.scopes, expiresIn, createdAt };
 }
 
 /** Sends the token response (RFC 6749 §5.1) with Cache-Control: no-store. */
@@ -65,6 +68,7 @@ export function sendTokenResponse(reply: FastifyReply, t: IssuedTokens): Fastify
     refresh_token: t.refreshToken,
     scope: t.scopes.join(' '),
     created_at: Math.floor(t.createdAt / 1000),
+    ...(t.idToken ? { id_token: t.idToken } : {}),
   };
   reply.code(200).headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).type('application/json');
   return reply.send(JSON.stringify(body));

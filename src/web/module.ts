@@ -8,6 +8,7 @@ import { registerCors } from '../oauth/cors.js';
 import { registerDevicePages } from '../oauth/device-page.js';
 import { registerInfoEndpoints } from '../oauth/info.js';
 import { registerMetadata } from '../oauth/metadata.js';
+import { registerJwks } from '../oauth/id-token.js';
 import { registerTokenEndpoints } from '../oauth/token-endpoint.js';
 import { registerApplicationsPage } from './applications-page.js';
 import { STYLESHEET } from './page.js';
@@ -44,6 +45,7 @@ export async function oauthAndWebModule(app: FastifyInstance): Promise<void> {
     registerTokenEndpoints(scope);
     registerInfoEndpoints(scope);
     registerMetadata(scope);
+    registerJwks(scope);
     registerAuthorize(scope);
     registerDevicePages(scope);
     registerSignIn(scope);

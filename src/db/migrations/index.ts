@@ -17,9 +17,10 @@ import { notes } from './0013-notes.js';
 import { releases } from './0014-releases.js';
 import { subscriptions } from './0015-subscriptions.js';
 import { protectedRefs } from './0016-protected-refs.js';
+import { openidNonce } from './0017-openid-nonce.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

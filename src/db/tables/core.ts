@@ -129,6 +129,8 @@ export interface OauthAccessGrantsTable {
   code_challenge_method: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** OpenID Connect: the authorization request's nonce, echoed in the ID token (migration 0017). */
+  nonce: Generated<string | null>;
 }
 
 export interface OauthAccessTokensTable {

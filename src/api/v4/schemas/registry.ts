@@ -66,6 +66,9 @@ const raw = (what: string): ResponseSpec => ({ kind: 'raw', what });
 /** A cherry-pick or revert: the new commit, or `{dry_run: "success"}` for a dry run. */
 const CommitOrDryRun = ifHas(['dry_run'], obj({ dry_run: Str() }), Commit);
 
+/** GET /oauth/discovery/keys: the public keys ID tokens are signed with. */
+const Jwks = obj({ keys: Arr(obj({ kty: Str(), kid: Str(), e: Str(), n: Str(), use: Str(), alg: Str() })) });
+
 const API = '/api/v4';
 
 /** /api/v4 routes, paths without the prefix. */
@@ -388,6 +391,7 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
   'POST /oauth/device': raw('the device page (HTML)'),
   'POST /oauth/device/confirm': raw('the device page (HTML)'),
   'GET /.well-known/openid-configuration': json(AuthorizationServerMetadata),
+  'GET /oauth/discovery/keys': json(Jwks),
   'GET /.well-known/oauth-authorization-server': json(AuthorizationServerMetadata),
   // web/*.ts
   'GET /users/sign_in': raw('the sign-in page (HTML)'),

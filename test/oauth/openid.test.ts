@@ -1,0 +1,105 @@
+// OpenID Connect: a code granted with `openid` yields an RS256 ID token with GitLab's claims and
+// the request's nonce, verifiable with the keys at /oauth/discovery/keys; oauth4webapi runs the
+// flow in OIDC mode (it checks issuer, audience, expiry and nonce) and the signature is checked
+// here against the published key.
+import { createPublicKey, verify } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { Agent, codeFlowTokens, createApp, hiddenFields, signIn, type TestApp } from './helpers.js';
+
+let s: TestServer;
+let alice: Agent;
+let aliceId: number;
+const insecure = { [oauth.allowInsecureRequests]: true };
+
+beforeAll(async () => {
+  s = await startServer();
+  aliceId = (await s.createUser('oidcalice')).id;
+  const g = await s.request('POST', '/groups', { json: { name: 'oidc-team', path: 'oidc-team' } });
+  await s.request('POST', `/groups/${g.body.id}/members`, { json: { user_id: aliceId, access_level: 30 } });
+  alice = await signIn(s, 'oidcalice');
+});
+afterAll(() => s.close());
+
+function decode(jwt: string) {
+  const [h, p, sig] = jwt.split('.');
+  return { header: JSON.parse(Buffer.from(h!, 'base64url').toString()), payload: JSON.parse(Buffer.from(p!, 'base64url').toString()), signingInput: `${h}.${p}`, signature: Buffer.from(sig!, 'base64url') };
+}
+
+async function verifies(jwt: string): Promise<boolean> {
+  const { header, signingInput, signature } = decode(jwt);
+  const jwks = await (await fetch(`${s.url}/oauth/discovery/keys`)).json();
+  const jwk = jwks.keys.find((k: { kid: string }) => k.kid === header.kid);
+  if (!jwk) return false;
+  return verify('sha256', Buffer.from(signingInput), createPublicKey({ key: jwk, format: 'jwk' }), signature);
+}
+
+describe('ID tokens', () => {
+  it('oauth4webapi in OpenID Connect mode: discovery, nonce, ID token claims, signature', async () => {
+    const issuer = new URL(s.url);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }));
+    expect(as.jwks_uri).toBe(`${s.url}/oauth/discovery/keys`);
+    expect(as.id_token_signing_alg_values_supported).toEqual(['RS256']);
+    const registered: TestApp = await createApp(s, { confidential: false, redirectUri: 'http://127.0.0.1/callback', scopes: 'openid profile email read_user' });
+    const client: oauth.Client = { client_id: registered.uid };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const nonce = oauth.generateRandomNonce();
+    const state = oauth.generateRandomState();
+    const redirectUri = 'http://127.0.0.1:49152/callback';
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid email',
+      state,
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+    const consent = await alice.get(url.pathname + url.search);
+    expect(consent.status).toBe(200);
+    const approved = await alice.post('/oauth/authorize', { ...hiddenFields(consent.text), decision: 'approve' });
+    const params = oauth.validateAuthResponse(as, client, new URL(approved.location!), state);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+    expect(claims).toMatchObject({ iss: s.url, sub: String(aliceId), aud: registered.uid, nonce, email: 'oidcalice@example.com', email_verified: expect.any(Boolean), groups_direct: ['oidc-team'] });
+    expect(typeof claims.sub_legacy).toBe('string');
+    expect(claims.exp - claims.iat).toBe(120);
+    expect(typeof claims.auth_time).toBe('number');
+    expect(await verifies(tokens.id_token!)).toBe(true);
+    // The header names the key; a token altered after signing no longer verifies.
+    const { header } = decode(tokens.id_token!);
+    expect(header).toEqual({ typ: 'JWT', alg: 'RS256', kid: expect.any(String) });
+    const [h, , sig] = tokens.id_token!.split('.');
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: '1' })).toString('base64url')}.${sig}`;
+    expect(await verifies(forged)).toBe(false);
+  });
+
+  it('only for the openid scope, and without email when neither the scope nor a public email allows it', async () => {
+    const app = await createApp(s, { confidential: true, redirectUri: 'http://127.0.0.1/cb', scopes: 'openid api' });
+    expect((await codeFlowTokens(s, alice, app, 'api')).id_token).toBeUndefined();
+    const body = await codeFlowTokens(s, alice, app, 'openid api');
+    const { payload } = decode(body.id_token);
+    expect(payload.email).toBeUndefined();
+    expect(payload.nonce).toBeUndefined();
+    expect(await verifies(body.id_token)).toBe(true);
+    // One key, kept in the data directory for every process (and restart) of the instance, readable by its owner only.
+    expect(statSync(join(s.dataDir, 'openid_connect_signing_key.pem')).mode & 0o777).toBe(0o600);
+    const jwks = await (await fetch(`${s.url}/oauth/discovery/keys`)).json();
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
+    expect(jwks.keys[0].d).toBeUndefined();
+  });
+
+  it('refuses an overlong nonce at the authorization endpoint', async () => {
+    const app = await createApp(s, { confidential: true, redirectUri: 'http://127.0.0.1/cb', scopes: 'openid' });
+    const page = await alice.get(`/oauth/authorize?${new URLSearchParams({ client_id: app.uid, redirect_uri: app.redirectUri, response_type: 'code', scope: 'openid', state: 's', nonce: 'n'.repeat(600) })}`);
+    expect(page.status).toBe(302);
+    expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
+  });
+});
