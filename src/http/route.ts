@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/repositories/users.js';
-import { authenticate, type Auth } from './auth.js';
-import { forbidden, unauthorized } from './errors.js';
+import { ANONYMOUS, authenticate, type Auth } from './auth.js';
+import { ApiError, forbidden, unauthorized } from './errors.js';
 import { mergeParams, Params } from './params.js';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 
@@ -48,6 +48,11 @@ export interface RouteOptions {
    * are kept while nothing they were made from has changed (http/response-cache.ts).
    */
   cache?: boolean;
+  /**
+   * GitLab's sessionless access on a web route (archive downloads): a token that is refused
+   * (unknown, expired, without the scope) leaves the caller anonymous instead of failing the request.
+   */
+  sessionless?: boolean;
 }
 
 export type Handler = (c: Ctx) => unknown | Promise<unknown>;
@@ -79,7 +84,8 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
   } catch (err) {
     // A refused token still counts against the caller's IP, so token guessing is throttled too.
     await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
-    throw err;
+    if (!(opts.sessionless && err instanceof ApiError && (err.status === 401 || err.status === 403))) throw err;
+    auth = ANONYMOUS;
   }
   // The bucket is the token's owner, not a sudo target, so impersonation cannot spend another user's quota.
   if (auth.user) await app.rateLimiter.hit('authenticated', `user:${auth.token?.userId ?? auth.user.id}`);

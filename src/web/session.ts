@@ -40,11 +40,27 @@ function sessionDigest(ctx: AppContext, id: string): string {
   return tokenDigest(ctx.config.secret, `session:${id}`);
 }
 
+/** One cookie read from the header, for routes outside the pages' scope (where the cookie plugin parses them). */
+function cookieFromHeader(req: FastifyRequest, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (typeof header !== 'string') return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** The signed-in session of this request, or null (expired, unknown, or user not active). */
 export async function currentSession(ctx: AppContext, req: FastifyRequest): Promise<WebSession | null> {
   if (req.lwSession !== undefined) return req.lwSession;
   req.lwSession = null;
-  const id = req.cookies?.[SESSION_COOKIE];
+  const id = req.cookies?.[SESSION_COOKIE] ?? cookieFromHeader(req, SESSION_COOKIE);
   if (!id || id.length > 200) return null;
   const row = await ctx.db.selectFrom('web_sessions').select(['id', 'user_id', 'expires_at']).where('session_digest', '=', sessionDigest(ctx, id)).executeTakeFirst();
   if (!row || Date.parse(row.expires_at) <= now()) return null;

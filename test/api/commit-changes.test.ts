@@ -48,12 +48,12 @@ afterAll(async () => {
 });
 
 describe('cherry_pick', () => {
-  it('picks a commit onto a branch: author kept, caller as committer, GitLab\'s -x line', async () => {
+  it('picks a commit onto a branch as the caller\'s commit, the original author as co-author (GitLab 17+)', async () => {
     const before = await tip('main');
     const r = await s.request('POST', `/projects/${pid}/repository/commits/${featureSha}/cherry_pick`, { token: owner.token, json: { branch: 'main' } });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ title: 'change a.txt', author_name: 'Ada Author', author_email: 'ada@example.com', committer_name: 'cpowner', parent_ids: [before] });
-    expect(r.body.message).toBe(`change a.txt\n\n(cherry picked from commit ${featureSha})`);
+    expect(r.body).toMatchObject({ title: 'change a.txt', author_name: 'cpowner', author_email: 'cpowner@example.com', committer_name: 'cpowner', parent_ids: [before] });
+    expect(r.body.message).toBe(`change a.txt\n\n(cherry-picked from commit ${featureSha})\n\nCo-authored-by: Ada Author <ada@example.com>`);
     expect(await tip('main')).toBe(r.body.id);
     expect(await file('main', 'a.txt')).toBe(200);
   });
@@ -62,7 +62,7 @@ describe('cherry_pick', () => {
     const again = await s.request('POST', `/projects/${pid}/repository/commits/${featureSha}/cherry_pick`, { token: owner.token, json: { branch: 'main' } });
     expect(again.status).toBe(400);
     expect(again.body).toEqual({
-      message: 'Sorry, we cannot cherry-pick this commit automatically. This commit may already have been cherry-picked, or a more recent commit may have updated some of its content.',
+      message: "Commit cherry-pick failed: Can't perform this action automatically. It may have already been done, or a more recent commit may have updated some of this content. Please perform this action locally.",
       error_code: 'empty',
     });
     const theirs = await commit('other', 'README.md', 'theirs\n', { start_branch: 'main', update: true });
@@ -99,9 +99,30 @@ describe('revert', () => {
     const again = await s.request('POST', `/projects/${pid}/repository/commits/${picked}/revert`, { token: owner.token, json: { branch: 'main' } });
     expect(again.status).toBe(400);
     expect(again.body).toEqual({
-      message: 'Sorry, we cannot revert this commit automatically. This commit may already have been reverted, or a more recent commit may have updated some of its content.',
+      message: "Commit revert failed: Can't perform this action automatically. It may have already been done, or a more recent commit may have updated some of this content. Please perform this action locally.",
       error_code: 'empty',
     });
+  });
+});
+
+describe('merge requests\' merge commits', () => {
+  it('name the merge request: its commits in a pick, "This reverts merge request !iid" in a revert', async () => {
+    await commit('mr-src', 'm1.txt', '1\n', { start_branch: 'main' });
+    await commit('mr-src', 'm2.txt', '2\n');
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: owner.token, json: { source_branch: 'mr-src', target_branch: 'main', title: 'Two files' } });
+    const merged = await s.request('PUT', `/projects/${pid}/merge_requests/${mr.body.iid}/merge`, { token: owner.token });
+    expect(merged.status).toBe(200);
+    const mergeSha = merged.body.merge_commit_sha;
+    await s.request('POST', `/projects/${pid}/repository/branches`, { token: owner.token, json: { branch: 'older', ref: `${mergeSha}~1` } });
+    const picked = await s.request('POST', `/projects/${pid}/repository/commits/${mergeSha}/cherry_pick`, { token: owner.token, json: { branch: 'older' } });
+    expect(picked.status).toBe(201);
+    expect(picked.body.message).toMatch(new RegExp(`\\(cherry-picked from commit ${mergeSha}\\)\\n\\n[0-9a-f]{8} change m1\\.txt\\n[0-9a-f]{8} change m2\\.txt\\n\\nCo-authored-by: `));
+    const reverted = await s.request('POST', `/projects/${pid}/repository/commits/${mergeSha}/revert`, { token: owner.token, json: { branch: 'main' } });
+    expect(reverted.status).toBe(201);
+    const mergeTitle = (await s.request('GET', `/projects/${pid}/repository/commits/${mergeSha}`, { token: owner.token })).body.title;
+    expect(reverted.body.message).toBe(`Revert "${mergeTitle}"\n\nThis reverts merge request !${mr.body.iid}`);
+    const again = await s.request('POST', `/projects/${pid}/repository/commits/${mergeSha}/revert`, { token: owner.token, json: { branch: 'main' } });
+    expect(again.body.message).toMatch(/^Merge request revert failed: /);
   });
 });
 
@@ -118,7 +139,11 @@ describe('who may, and bad input', () => {
     expect(devMain.status).toBe(403);
     expect(devMain.body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' });
     expect((await s.request('POST', `${base}/${featureSha}/revert`, { token: dev.token, json: { branch: 'feature' } })).status).toBe(201);
-    expect((await s.request('POST', `${base}/${featureSha}/revert`, { token: reporter.token, json: { branch: 'feature' } })).status).toBe(403);
+    const rep = await s.request('POST', `${base}/${featureSha}/revert`, { token: reporter.token, json: { branch: 'feature' } });
+    expect(rep.status).toBe(403);
+    expect(rep.body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' });
+    // The project comes before the parameters: an unknown one is 404 even without `branch`.
+    expect((await s.request('POST', `/projects/999999/repository/commits/${featureSha}/revert`, { token: owner.token, json: {} })).status).toBe(404);
     expect((await s.request('POST', `${base}/${featureSha}/revert`, { token: outsider.token, json: { branch: 'feature' } })).status).toBe(404);
     expect((await s.request('POST', `${base}/${featureSha}/revert`, { token: null, json: { branch: 'feature' } })).status).toBe(404);
     expect(await tip('main')).toBe(before);

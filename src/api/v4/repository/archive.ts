@@ -7,6 +7,8 @@ import { route, type Ctx } from '../../../http/route.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { readableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import { pathParam } from './common.js';
+import { currentSession } from '../../../web/session.js';
+import { redirectToSignIn } from '../../../web/sign-in.js';
 import { sendGitStream } from './git-stream.js';
 
 type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
@@ -58,8 +60,11 @@ async function streamArchive(c: Ctx, pr: ProjectRepo, req: ArchiveRequest) {
   // Gitaly's precondition: an excluded path must exist too.
   for (const p of exclude) if (!(await pr.repo.pathExists(sha, p))) throw fileNotFound();
   const appendSha = req.appendSha ?? ref !== sha;
-  // GitLab's archive_prefix: project path, ref ('/' made '-'), the commit when appended, path.
-  const prefix = [pr.project.path, ref.replace(/\//g, '-'), ...(appendSha ? [sha] : []), ...(path ? [path.replace(/\//g, '-')] : [])].join('-');
+  // GitLab's archive_prefix: project path, ref ('/' made '-'), the commit when appended, path. The
+  // prefix is the directory every entry lies in: a backslash or control character (a revision such
+  // as `main^{/..\\x}`) is made '-' too, so no unpacker on any system reads a path out of it.
+  const flat = (s: string) => s.replace(/[\/\\\u0000-\u001f\u007f]/g, '-');
+  const prefix = [pr.project.path, flat(ref), ...(appendSha ? [sha] : []), ...(path ? [flat(path)] : [])].join('-');
   const filename = `${prefix}.${format}`.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return sendGitStream(c, pr.repo.archive(sha, format, prefix, path, exclude), {
     // Workhorse: application/zip for zip, application/octet-stream for the rest.
@@ -102,26 +107,32 @@ async function webArchive(c: Ctx) {
   const raw = c.req.params as Record<string, string>;
   const segments: string[] = [];
   for (let i = 0; raw[`s${i}`] !== undefined; i++) segments.push(raw[`s${i}`]!);
+  // `api` is a reserved top-level path (GitLab's API): never a namespace.
+  if (segments[0] === 'api') throw notFound();
   const parsed = parseArchivePath(raw['*'] ?? '');
   if (!parsed) throw fileNotFound();
+  // A signed-in browser uses its session, as on GitLab's pages.
+  if (!c.user) c.user = (await currentSession(c.app, c.req))?.user ?? null;
   let pr: ProjectRepo;
   try {
     pr = await readableRepo(c, segments.join('/'));
   } catch (err) {
-    if (!c.user && err instanceof ApiError && (err.status === 404 || err.status === 403)) {
-      c.reply.code(302).header('Location', `/users/sign_in?redirect_to=${encodeURIComponent(c.req.url)}`);
-      return c.reply.send();
+    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
+      if (!c.user) return redirectToSignIn(c.req, c.reply);
+      // GitLab's access_denied! on a page: 404, whether the project is hidden or only its code.
+      throw notFound();
     }
     throw err;
   }
   const shortname = `${pr.project.path}-${parsed.ref.replace(/\//g, '-')}`;
-  const appendParam = c.params.bool('append_sha');
+  // append_sha is a raw string in GitLab: any value given (even "false") appends the commit.
+  const appendParam = c.params.has('append_sha') ? true : null;
   return streamArchive(c, pr, {
     ref: parsed.ref,
     format: parsed.format,
     path: c.params.string('path'),
     exclude: [],
-    appendSha: parsed.filename === shortname ? false : (appendParam ?? null),
+    appendSha: parsed.filename === shortname ? false : appendParam,
   });
 }
 
@@ -132,7 +143,7 @@ const MAX_SEGMENTS = 21;
 export function registerWebArchiveRoutes(app: FastifyInstance): void {
   for (let n = 2; n <= MAX_SEGMENTS; n++) {
     const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
-    route(app, 'GET', `/${params}/-/archive/*`, webArchive);
+    route(app, 'GET', `/${params}/-/archive/*`, webArchive, { sessionless: true, extraScopes: ['read_repository'] });
   }
 }
 
