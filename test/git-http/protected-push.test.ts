@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rulesChanged } from '../../src/services/repository/protected-refs.js';
 import { git, gitFails } from '../helpers/git.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -175,11 +176,14 @@ describe('pushes that go around the git client', () => {
     const now = new Date().toISOString();
     const rows = Array.from({ length: 700 }, (_, i) => ({ project_id: pid, kind: 'branch' as const, name: `${'long-rule-'.repeat(24)}${i}`, created_at: now, updated_at: now }));
     await s.app.lw.db.insertInto('protected_refs').values(rows).execute();
+    // Written around the rule services: tell the rule cache, as they do.
+    rulesChanged();
     const dir = await cloneAs(dev, 'dev-many');
     await commitFile(dir, 'many.txt');
     await git(dir, 'push', '-q', 'origin', 'HEAD:many-rules');
     expect(await branchTip('many-rules')).toBe((await git(dir, 'rev-parse', 'HEAD')).trim());
     await s.app.lw.db.deleteFrom('protected_refs').where('name', 'like', 'long-rule-%').execute();
+    rulesChanged();
   });
 
   it('puts the hook back when its x bit is gone, so a push is never taken unchecked', async () => {

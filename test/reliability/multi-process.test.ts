@@ -155,6 +155,39 @@ describe(`two processes on one ${DB_KIND} database`, () => {
     expect(Number(left[0]!.n)).toBe(0);
   }, 180_000);
 
+  it('a protected branch rule made through one process binds the other (its rule cache lives a second at most)', async () => {
+    const projectId = await setUpProject(rr, `mp-rules-${Date.now()}`);
+    if (projectId === null) return console.log('no project could be created: rule part skipped');
+    const [viaA, viaB] = servers.map((s) => roundRobin([s.url]));
+    const u = await viaA('POST', '/users', { json: { username: `mpdev${Date.now()}`, email: `mpdev${Date.now()}@example.com`, name: 'mp dev', password: 'password-1234' } });
+    const t = await viaA('POST', `/users/${u.body.id}/personal_access_tokens`, { json: { name: 't', scopes: ['api'] } });
+    expect((await viaA('POST', `/projects/${projectId}/members`, { json: { user_id: u.body.id, access_level: 30 } })).status).toBe(201);
+    let n = 0;
+    const devCommit = (via: typeof viaA) =>
+      via('POST', `/projects/${projectId}/repository/commits`, { token: t.body.token, json: { branch: 'main', commit_message: `c${n}`, actions: [{ action: 'create', file_path: `f${n++}.txt`, content: 'x' }] } });
+    /** Polls for up to 5 s: another process may answer from a rule cache a second old. */
+    async function eventually(via: typeof viaA, status: number): Promise<number> {
+      let last = 0;
+      for (let i = 0; i < 25; i++) {
+        last = (await devCommit(via)).status;
+        if (last === status) return last;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return last;
+    }
+    // main is protected from the start (Maintainers push): the Developer is refused through both.
+    expect((await devCommit(viaA)).status).toBe(403);
+    expect((await devCommit(viaB)).status).toBe(403);
+    // Unprotected through A: A takes the Developer's commit at once, B within its cache's second.
+    expect((await viaA('DELETE', `/projects/${projectId}/protected_branches/main`)).status).toBe(204);
+    expect((await devCommit(viaA)).status).toBe(201);
+    expect(await eventually(viaB, 201)).toBe(201);
+    // Protected again through B: A refuses within a second.
+    expect((await viaB('POST', `/projects/${projectId}/protected_branches`, { json: { name: 'main' } })).status).toBe(201);
+    expect((await devCommit(viaB)).status).toBe(403);
+    expect(await eventually(viaA, 403)).toBe(403);
+  }, 180_000);
+
   it('the anonymous rate limit is one budget across both processes', async () => {
     // Redis runs on every Labwright machine (CI included); without it this test cannot say anything.
     expect(redisUp, 'Redis at 127.0.0.1:6379 is needed for the shared rate limit').toBe(true);

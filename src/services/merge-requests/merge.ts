@@ -12,7 +12,7 @@ import { apiError, methodNotAllowed, resourceLock, unauthorized } from '../../ht
 import { isGitError } from '../../git/index.js';
 import { AccessLevel } from '../access.js';
 import { effectiveAccess, fullPath } from '../projects/lookup.js';
-import { loadRefProtection, refActor, type RefProtection } from '../repository/protected-refs.js';
+import { loadBranchRules, refActor, type RefProtection } from '../repository/protected-refs.js';
 import { branchSha, deleteBranchIfAt, moveTargetVerifyingSource, refreshMergeStatus, repoFor } from './git-ops.js';
 import { findMrById, loadBundle, type MrRow, type ProjectInfo } from './rows.js';
 import { ACTIVE_PIPELINE_STATUSES, ciVerdict, firstFailingCheck, squashOnMerge } from './status.js';
@@ -49,8 +49,9 @@ async function canRemoveSourceBranch(app: AppContext, info: ProjectInfo, mr: MrR
   return access >= AccessLevel.DEVELOPER && !info.project.archived;
 }
 
+/** The target's (or source's) rules: both branches exist, so no empty-repository defaults are needed. */
 export function protectionFor(app: AppContext, info: ProjectInfo): Promise<RefProtection> {
-  return loadRefProtection(app, info.project, info.namespace);
+  return loadBranchRules(app, info.project.id);
 }
 
 const branchCannotBeMerged = () => apiError(422, 'Branch cannot be merged');

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import { isUniqueViolation } from '../projects/unique.js';
-import { defaultsProtect, loadProtectedRefRules, namespaceProtectionDefaults, type RefAction, type RefKind } from './protected-refs.js';
+import { defaultsProtect, loadProtectedRefRules, namespaceProtectionDefaults, rulesChanged, type RefAction, type RefKind } from './protected-refs.js';
 
 export interface NewLevel {
   action: RefAction;
@@ -40,7 +40,7 @@ async function insertLevels(trx: Transaction<DB>, refId: number, levels: NewLeve
 /** Inserts a rule; null when the project already has one of that kind and name (a racing creation included). */
 export async function createProtectedRef(app: AppContext, projectId: number, rule: NewRule): Promise<number | null> {
   try {
-    return await app.database.transaction(async (trx) => {
+    const id = await app.database.transaction(async (trx) => {
       const now = nowIso();
       const row = await trx
         .insertInto('protected_refs')
@@ -58,6 +58,8 @@ export async function createProtectedRef(app: AppContext, projectId: number, rul
       await insertLevels(trx, row.id, rule.levels, now);
       return row.id;
     });
+    rulesChanged();
+    return id;
   } catch (err) {
     if (isUniqueViolation(err)) return null;
     throw err;
@@ -98,6 +100,7 @@ export async function updateProtectedRef(app: AppContext, refId: number, changes
         await trx.insertInto('protected_ref_access_levels').values({ protected_ref_id: refId, action: l.action, access_level: l.access_level, created_at: now }).execute();
       }
     });
+    rulesChanged();
     return 'ok';
   } catch (err) {
     if (isUniqueViolation(err)) return 'duplicate';
@@ -115,6 +118,7 @@ export async function replaceLevels(app: AppContext, refId: number, changes: Arr
       await trx.insertInto('protected_ref_access_levels').values({ protected_ref_id: refId, action, access_level: level, created_at: now }).execute();
     }
   });
+  rulesChanged();
 }
 
 export async function deleteProtectedRef(app: AppContext, refId: number): Promise<void> {
@@ -122,6 +126,7 @@ export async function deleteProtectedRef(app: AppContext, refId: number): Promis
     await trx.deleteFrom('protected_ref_access_levels').where('protected_ref_id', '=', refId).execute();
     await trx.deleteFrom('protected_refs').where('id', '=', refId).execute();
   });
+  rulesChanged();
 }
 
 /** A deleted project's rules (a project deletion hook). */
@@ -129,6 +134,8 @@ export async function deleteProjectProtectedRefs(trx: Transaction<DB>, projectId
   const ids = trx.selectFrom('protected_refs').select('id').where('project_id', '=', projectId);
   await trx.deleteFrom('protected_ref_access_levels').where('protected_ref_id', 'in', ids).execute();
   await trx.deleteFrom('protected_refs').where('project_id', '=', projectId).execute();
+  // Inside the deletion's transaction: the project's rules are gone with it either way.
+  rulesChanged();
 }
 
 /**

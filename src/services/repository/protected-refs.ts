@@ -3,7 +3,6 @@
 // writer of refs asks here: git pushes (through the pre-receive hook, src/git/pre-receive-hook.ts),
 // the files, commits, branches and tags APIs, merges and rebases.
 import type { AppContext } from '../../context.js';
-import { EpochCache } from '../../db/epoch-cache.js';
 import type { ProtectedRefAccessLevelsTable } from '../../db/tables/protected-refs.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { AccessLevel } from '../access.js';
@@ -263,23 +262,54 @@ export async function namespaceProtectionDefaults(app: AppContext, namespaceId: 
   return protectionDefaultsFromSettings(row?.settings, instanceDefaults(app));
 }
 
-/**
- * Rules change seldom and are read on every merge request and branch page: kept until this process
- * writes or the read cache sees another's write, and never longer than a second (another
- * process's change is seen within that even with the read cache off).
- */
-const cache = new EpochCache<RefProtection>(1000, 10_000);
+/** Bumped by every rule write of this process, once it has committed (protected-refs-write.ts). */
+let rulesVersion = 0;
 
+export function rulesChanged(): void {
+  rulesVersion += 1;
+}
+
+interface CachedRules {
+  rules: ProtectedRefRule[];
+  version: number;
+  generation: number | null;
+  at: number;
+}
+
+const RULES_TTL_MS = 1000;
+const MAX_CACHED = 10_000;
+const rulesCache = new WeakMap<object, Map<number, CachedRules>>();
+
+/**
+ * A project's rules, read on every merge request and branch page and on every push: kept until a
+ * rule write of this process, until the read cache sees another process's write, and never longer
+ * than a second (another process's change is seen within that even with the read cache off).
+ * Other writes (merge requests, notes) do not throw them away.
+ */
+async function cachedRules(app: AppContext, projectId: number): Promise<ProtectedRefRule[]> {
+  let map = rulesCache.get(app.database);
+  if (!map) rulesCache.set(app.database, (map = new Map()));
+  const hit = map.get(projectId);
+  const generation = app.database.readGeneration();
+  if (hit && hit.version === rulesVersion && hit.generation === generation && performance.now() - hit.at < RULES_TTL_MS) return hit.rules;
+  const entry: CachedRules = { rules: [], version: rulesVersion, generation, at: performance.now() };
+  entry.rules = await loadProtectedRefRules(app, projectId);
+  if (map.size >= MAX_CACHED) map.clear();
+  map.set(projectId, entry);
+  return entry.rules;
+}
+
+/** The rules and the namespace's defaults (for writers, which may meet an empty repository). */
 export async function loadRefProtection(app: AppContext, project: { id: number; namespace_id: number }, namespace: { kind: string }): Promise<RefProtection> {
-  const key = `${project.id}`;
-  const hit = cache.get(app.database, key);
-  if (hit) return hit;
-  const mark = EpochCache.mark(app.database);
-  const [rules, defaults] = await Promise.all([
-    loadProtectedRefRules(app, project.id),
-    namespaceProtectionDefaults(app, project.namespace_id, namespace.kind),
-  ]);
-  const protection = new RefProtection(rules, defaults);
-  cache.set(app.database, key, protection, mark);
-  return protection;
+  const [rules, defaults] = await Promise.all([cachedRules(app, project.id), namespaceProtectionDefaults(app, project.namespace_id, namespace.kind)]);
+  return new RefProtection(rules, defaults);
+}
+
+/**
+ * The rules alone, for questions about branches that exist (merging into a target, pushing to a
+ * merge request's source): the namespace's defaults only matter in an empty repository, so they
+ * are not read.
+ */
+export async function loadBranchRules(app: AppContext, projectId: number): Promise<RefProtection> {
+  return new RefProtection(await cachedRules(app, projectId), instanceDefaults(app));
 }
