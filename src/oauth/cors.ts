@@ -15,6 +15,7 @@ const CORS_PATHS = new Set([
   '/oauth/authorize_device',
   '/.well-known/openid-configuration',
   '/.well-known/oauth-authorization-server',
+  '/oauth/discovery/keys',
 ]);
 
 const ALLOWED_HEADERS = new Set(['accept', 'accept-language', 'content-language', 'content-type', 'authorization']);

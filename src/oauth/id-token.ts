@@ -3,7 +3,8 @@
 // /oauth/discovery/keys. The key is made on first use and kept in the data directory, which every
 // process of one instance shares (as it shares the repositories), so all sign alike.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, sign, type KeyObject } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
@@ -14,6 +15,8 @@ interface JsonWebKey {
 }
 import type { AppContext } from '../context.js';
 import { findUserById } from '../db/repositories/users.js';
+import { now } from './clock.js';
+import { invalidGrant } from './errors.js';
 import { groupClaims, subLegacy } from './info.js';
 
 /** doorkeeper-openid_connect's default lifetime of an ID token, seconds. */
@@ -34,20 +37,44 @@ function thumbprint(jwk: JsonWebKey): string {
   return base64url(createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest());
 }
 
+async function readKeyFile(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(`cannot read the OpenID Connect signing key ${file}: ${(err as Error).message}`);
+  }
+}
+
 async function loadOrCreate(dataDir: string): Promise<SigningKey> {
   const file = join(dataDir, KEY_FILE);
-  let pem = await readFile(file, 'utf8').catch(() => null);
+  let pem = await readKeyFile(file);
   if (pem === null) {
     const made = await new Promise<string>((resolve, reject) =>
       generateKeyPair('rsa', { modulusLength: 2048 }, (err, _pub, priv) => (err ? reject(err) : resolve(priv.export({ type: 'pkcs8', format: 'pem' }) as string))),
     );
-    // 'wx': another process that made one first wins; everyone then reads the file.
-    await writeFile(file, made, { mode: 0o600, flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    // Written whole under a name of its own, then linked into place: link() fails if another
+    // process got there first, and nobody ever reads a half-written key.
+    const tmp = `${file}.${process.pid}.${randomUUID()}`;
+    const handle = await open(tmp, 'wx', 0o600);
+    try {
+      await handle.writeFile(made);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(tmp, file).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
     });
-    pem = await readFile(file, 'utf8');
+    await unlink(tmp).catch(() => undefined);
+    pem = await readKeyFile(file);
   }
-  const privateKey = createPrivateKey(pem);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(pem ?? '');
+  } catch (err) {
+    throw new Error(`the OpenID Connect signing key ${file} is not a private key: ${(err as Error).message}`);
+  }
   const pub = createPublicKey(privateKey).export({ format: 'jwk' });
   return { privateKey, jwk: { kty: pub.kty, kid: thumbprint(pub), e: pub.e, n: pub.n, use: 'sig', alg: 'RS256' } };
 }
@@ -72,12 +99,13 @@ export interface IdTokenInput {
   nonce: string | null;
 }
 
-/** The signed ID token, or null when the user is gone. Claims as GitLab's (id_token responses only). */
-export async function makeIdToken(ctx: AppContext, input: IdTokenInput): Promise<string | null> {
+/** The signed ID token. Claims as GitLab's (those its configuration sends in ID tokens). */
+export async function makeIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
   const user = await findUserById(ctx.db, input.userId);
-  if (!user) return null;
+  // The user went between the grant and here: no token for nobody (as GitLab's resource owner lookup).
+  if (!user) throw invalidGrant();
   const key = await signingKey(ctx.config.dataDir);
-  const iat = Math.floor(Date.now() / 1000);
+  const iat = Math.floor(now() / 1000);
   const emailScope = input.scopes.includes('email');
   // GitLab: the primary email with the `email` scope, else the public email, if any.
   const email = emailScope ? user.email : user.public_email || undefined;
@@ -104,7 +132,7 @@ export function registerJwks(app: FastifyInstance): void {
   // GET /oauth/discovery/keys
   app.get('/oauth/discovery/keys', async function jwks(_req, reply) {
     const key = await signingKey(app.lw.config.dataDir);
-    reply.type('application/json').header('Cache-Control', 'max-age=86400, public');
+    reply.type('application/json').header('Cache-Control', 'max-age=86400, public, must-revalidate, no-transform');
     return reply.send(JSON.stringify({ keys: [key.jwk] }));
   });
 }

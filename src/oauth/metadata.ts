@@ -25,7 +25,11 @@ export function registerMetadata(app: FastifyInstance): void {
       subject_types_supported: ['public'],
       jwks_uri: `${base}/oauth/discovery/keys`,
       id_token_signing_alg_values_supported: ['RS256'],
-      claims_supported: ['sub', 'sub_legacy', 'name', 'nickname', 'preferred_username', 'email', 'email_verified', 'website', 'profile', 'picture', 'groups', 'groups_direct'],
+      claim_types_supported: ['normal'],
+      claims_supported: [
+        'iss', 'sub', 'aud', 'exp', 'iat', 'sub_legacy', 'name', 'nickname', 'preferred_username', 'email', 'email_verified', 'website', 'profile', 'picture', 'groups', 'groups_direct',
+        'https://gitlab.org/claims/groups/owner', 'https://gitlab.org/claims/groups/maintainer', 'https://gitlab.org/claims/groups/developer',
+      ],
     };
   }
   for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {

@@ -12,7 +12,8 @@ import { pollDeviceCode } from './grants/device-code.js';
 import { refreshTokens } from './grants/refresh-token.js';
 import { OAuthParams } from './raw-params.js';
 import { DEFAULT_SCOPE, scopesAllowed, splitScopes } from './scopes.js';
-import { revokeFamily, revokeToken, sendTokenResponse } from './tokens.js';
+import { revokeFamily, revokeToken, sendTokenResponse, type IssuedTokens } from './tokens.js';
+import { makeIdToken, signingKey } from './id-token.js';
 
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -31,19 +32,27 @@ async function tokenEndpoint(ctx: AppContext, params: OAuthParams, req: Paramete
   const grantType = params.get('grant_type');
   if (!grantType) throw missingParam('grant_type');
   const { app } = await authenticateClient(ctx, req, params);
-  switch (grantType) {
-    case 'authorization_code':
-      return sendTokenResponse(reply, await redeemAuthorizationCode(ctx, app, params, baseUrl(ctx, req)));
-    case 'refresh_token':
-      return sendTokenResponse(reply, await refreshTokens(ctx, app, params));
-    case DEVICE_GRANT_TYPE:
-      return sendTokenResponse(reply, await pollDeviceCode(ctx, app, params));
-    default:
-      // GITLAB-COMPAT: GitLab still runs the password and client_credentials grants; the spec
-      // says they are not supported, so Labwright refuses them.
-      throw unsupportedGrantType();
+  if (!GRANT_TYPES.includes(grantType)) {
+    // GITLAB-COMPAT: GitLab still runs the password and client_credentials grants; the spec
+    // says they are not supported, so Labwright refuses them.
+    throw unsupportedGrantType();
   }
+  // The ID token's key is read before a grant spends its code or refresh token: a key that cannot
+  // be read fails the request with nothing used up, and the client may try again.
+  if (splitScopes(app.scopes).includes('openid')) await signingKey(ctx.config.dataDir);
+  let tokens: IssuedTokens;
+  if (grantType === 'authorization_code') tokens = await redeemAuthorizationCode(ctx, app, params);
+  else if (grantType === 'refresh_token') tokens = await refreshTokens(ctx, app, params);
+  else tokens = await pollDeviceCode(ctx, app, params);
+  // Every token response whose scopes include openid carries an ID token (doorkeeper-openid_connect
+  // since 1.4); only a code's carries the authorization request's nonce.
+  if (tokens.scopes.includes('openid')) {
+    tokens.idToken = await makeIdToken(ctx, { issuer: baseUrl(ctx, req), clientId: app.uid, userId: tokens.userId, scopes: tokens.scopes, nonce: tokens.nonce ?? null });
+  }
+  return sendTokenResponse(reply, tokens);
 }
+
+const GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_GRANT_TYPE];
 
 export function registerTokenEndpoints(app: FastifyInstance): void {
   const ctx = app.lw;

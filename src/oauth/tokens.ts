@@ -22,6 +22,8 @@ export interface IssuedTokens {
   userId: number;
   /** Set when the response carries an OpenID Connect ID token. */
   idToken?: string;
+  /** The authorization request's OpenID Connect nonce (codes only). */
+  nonce?: string | null;
   accessToken: string;
   refreshToken: string;
   scopes: string[];

@@ -3,12 +3,12 @@
 // flow in OIDC mode (it checks issuer, audience, expiry and nonce) and the signature is checked
 // here against the published key.
 import { createPublicKey, verify } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { Agent, codeFlowTokens, createApp, hiddenFields, signIn, type TestApp } from './helpers.js';
+import { Agent, authorizeCode, codeFlowTokens, createApp, hiddenFields, signIn, tokenRequest, type TestApp } from './helpers.js';
 
 let s: TestServer;
 let alice: Agent;
@@ -94,6 +94,43 @@ describe('ID tokens', () => {
     expect(jwks.keys).toHaveLength(1);
     expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
     expect(jwks.keys[0].d).toBeUndefined();
+  });
+
+  it('in refreshed token responses too (without a nonce), as GitLab', async () => {
+    const app = await createApp(s, { confidential: true, redirectUri: 'http://127.0.0.1/cb', scopes: 'openid api' });
+    const first = await codeFlowTokens(s, alice, app, 'openid api');
+    const refreshed = await tokenRequest(s, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: app.uid, client_secret: app.secret });
+    expect(refreshed.status).toBe(200);
+    const { payload } = decode(refreshed.body.id_token);
+    expect(payload).toMatchObject({ sub: String(aliceId), aud: app.uid, iss: s.url });
+    expect(payload.nonce).toBeUndefined();
+    expect(await verifies(refreshed.body.id_token)).toBe(true);
+  });
+
+  it('a key that cannot be read fails the exchange before the code is spent', async () => {
+    const other = await startServer();
+    try {
+      await other.createUser('keyless');
+      const agent = await signIn(other, 'keyless');
+      const app = await createApp(other, { confidential: true, redirectUri: 'http://127.0.0.1/cb', scopes: 'openid api' });
+      const keyFile = join(other.dataDir, 'openid_connect_signing_key.pem');
+      writeFileSync(keyFile, 'not a key');
+      const { code } = await authorizeCode(agent, app, { scope: 'openid api' });
+      const form = { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.uid, client_secret: app.secret };
+      expect((await tokenRequest(other, form)).status).toBe(500);
+      // The key repaired (here: removed, so a new one is made), the same code still works.
+      unlinkSync(keyFile);
+      const retried = await tokenRequest(other, form);
+      expect(retried.status).toBe(200);
+      expect(retried.body.id_token).toEqual(expect.any(String));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('publishes its keys to browsers (CORS)', async () => {
+    const r = await fetch(`${s.url}/oauth/discovery/keys`, { headers: { Origin: 'https://spa.example' } });
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('refuses an overlong nonce at the authorization endpoint', async () => {

@@ -9,12 +9,11 @@ import { invalidGrant, missingParam } from '../errors.js';
 import { verifierMatches } from '../pkce.js';
 import type { OAuthParams } from '../raw-params.js';
 import { splitScopes } from '../scopes.js';
-import { makeIdToken } from '../id-token.js';
 import { issueTokens, revokeGrantTokens, type IssuedTokens } from '../tokens.js';
 
 type Outcome = { ok: true; tokens: IssuedTokens; nonce: string | null } | { ok: false };
 
-export async function redeemAuthorizationCode(ctx: AppContext, app: ApplicationRow, params: OAuthParams, issuer: string): Promise<IssuedTokens> {
+export async function redeemAuthorizationCode(ctx: AppContext, app: ApplicationRow, params: OAuthParams): Promise<IssuedTokens> {
   const code = params.get('code');
   if (!code) throw missingParam('code');
   const redirectUri = params.get('redirect_uri');
@@ -53,10 +52,6 @@ export async function redeemAuthorizationCode(ctx: AppContext, app: ApplicationR
     return { ok: true, tokens, nonce: grant.nonce };
   });
   if (!outcome.ok) throw invalidGrant();
-  // OpenID Connect: a code granted with `openid` also yields an ID token (with the request's nonce).
-  if (outcome.tokens.scopes.includes('openid')) {
-    const idToken = await makeIdToken(ctx, { issuer, clientId: app.uid, userId: outcome.tokens.userId, scopes: outcome.tokens.scopes, nonce: outcome.nonce });
-    if (idToken) outcome.tokens.idToken = idToken;
-  }
-  return outcome.tokens;
+  // OpenID Connect: the token endpoint adds the ID token, with the request's nonce.
+  return Object.assign(outcome.tokens, { nonce: outcome.nonce });
 }
