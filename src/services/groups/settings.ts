@@ -28,11 +28,8 @@ export interface SettingSpec {
   maxItems?: { n: number; message: string };
 }
 
-export const DEFAULT_BRANCH_PROTECTION_DEFAULTS = {
-  allowed_to_push: [{ access_level: 40 }],
-  allow_force_push: false,
-  allowed_to_merge: [{ access_level: 40 }],
-};
+/** Level 2 (fully protected), as the instance default: GitLab's BranchProtection#to_hash. */
+export const DEFAULT_BRANCH_PROTECTION_DEFAULTS = legacyLevelHash(2)!;
 
 export const SETTINGS: SettingSpec[] = [
   { key: 'share_with_group_lock', kind: 'bool', default: false },

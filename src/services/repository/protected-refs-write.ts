@@ -21,19 +21,9 @@ export interface NewRule {
   levels: NewLevel[];
 }
 
-/** Distinct (action, level) pairs: GitLab refuses a repeated one, here they are merged before they reach the index. */
-function distinctLevels(levels: NewLevel[]): NewLevel[] {
-  const seen = new Set<string>();
-  return levels.filter((l) => {
-    const key = `${l.action}:${l.access_level}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 async function insertLevels(trx: Transaction<DB>, refId: number, levels: NewLevel[], now: string): Promise<void> {
-  const rows = distinctLevels(levels).map((l) => ({ protected_ref_id: refId, action: l.action, access_level: l.access_level, created_at: now }));
+  // Callers refuse a level given twice (the route's 422); the unique index stands behind them.
+  const rows = levels.map((l) => ({ protected_ref_id: refId, action: l.action, access_level: l.access_level, created_at: now }));
   if (rows.length > 0) await trx.insertInto('protected_ref_access_levels').values(rows).execute();
 }
 

@@ -18,6 +18,7 @@ import {
   deleteProtectedRef,
   updateProtectedRef,
   type NewLevel,
+  type NewRule,
   type RuleChanges,
 } from '../../../services/repository/protected-refs-write.js';
 import { presentProtectedBranch, presentProtectedTag } from '../entities/protected-ref.js';
@@ -69,6 +70,17 @@ async function findRule(c: Ctx, found: FoundProject, kind: RefKind): Promise<Pro
   const rule = (await rulesOf(c, found, kind)).find((r) => r.name === name);
   if (!rule) throw notFound();
   return rule;
+}
+
+/** Creates a rule (201) and reads it back; `taken` is the answer when the name exists, a racing creation included. */
+async function insertRule(c: Ctx, found: FoundProject, rule: NewRule, taken: () => Error): Promise<ProtectedRefRule> {
+  if ((await rulesOf(c, found, rule.kind)).some((r) => r.name === rule.name)) throw taken();
+  const id = await createProtectedRef(c.app, found.project.id, rule);
+  if (id === null) throw taken();
+  const created = (await rulesOf(c, found, rule.kind)).find((r) => r.id === id);
+  if (!created) throw notFound();
+  c.status(201);
+  return created;
 }
 
 /** The rule's `name`: 400 when missing, the model's 422 when blank or too long. */
@@ -202,13 +214,9 @@ async function protectBranch(c: Ctx) {
   const allowForcePush = c.params.bool('allow_force_push') ?? false;
   const codeOwner = codeOwnerParam(c) ?? false;
   requireMaintainer(c, found);
-  const conflict = () => apiError(409, `Protected branch '${name}' already exists`);
-  if ((await rulesOf(c, found, 'branch')).some((r) => r.name === name)) throw conflict();
-  const id = await createProtectedRef(c.app, found.project.id, { kind: 'branch', name, allowForcePush, codeOwnerApprovalRequired: codeOwner, levels });
-  if (id === null) throw conflict();
-  const rule = (await rulesOf(c, found, 'branch')).find((r) => r.id === id);
-  if (!rule) throw notFound();
-  c.status(201);
+  const rule = await insertRule(c, found, { kind: 'branch', name, allowForcePush, codeOwnerApprovalRequired: codeOwner, levels }, () =>
+    apiError(409, `Protected branch '${name}' already exists`),
+  );
   return presentProtectedBranch(rule);
 }
 
@@ -286,13 +294,7 @@ async function protectTag(c: Ctx) {
   const name = nameParam(c);
   const levels = newLevels(c, 'create', 'create_access_level', 'allowed_to_create');
   // GitLab has no pre-check here: the model's uniqueness validation answers.
-  const taken = () => apiError(422, ['Name has already been taken']);
-  if ((await rulesOf(c, found, 'tag')).some((r) => r.name === name)) throw taken();
-  const id = await createProtectedRef(c.app, found.project.id, { kind: 'tag', name, allowForcePush: false, codeOwnerApprovalRequired: false, levels });
-  if (id === null) throw taken();
-  const rule = (await rulesOf(c, found, 'tag')).find((r) => r.id === id);
-  if (!rule) throw notFound();
-  c.status(201);
+  const rule = await insertRule(c, found, { kind: 'tag', name, allowForcePush: false, codeOwnerApprovalRequired: false, levels }, () => apiError(422, ['Name has already been taken']));
   return presentProtectedTag(rule);
 }
 

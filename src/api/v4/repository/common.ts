@@ -4,7 +4,7 @@ import { paramError } from '../../../http/errors.js';
 import type { Ctx } from '../../../http/route.js';
 import type { ProjectRepo } from '../../../services/repository/project-repo.js';
 import { mergedBranches } from '../../../services/repository/queries.js';
-import { loadRefProtection, refActor, type RefActor } from '../../../services/repository/protected-refs.js';
+import { loadBranchRules, refActor, type RefActor } from '../../../services/repository/protected-refs.js';
 import type { BranchPresentCtx } from '../entities/branch.js';
 
 /** Grape's `requires`: every missing one named, `{"error":"a is missing, b is missing"}`. */
@@ -33,7 +33,8 @@ export function actorFor(c: Ctx, pr: ProjectRepo): RefActor {
 export async function branchContext(c: Ctx, pr: ProjectRepo): Promise<BranchPresentCtx> {
   const [merged, protection] = await Promise.all([
     mergedBranches(pr.repo, pr.project.default_branch),
-    loadRefProtection(c.app, pr.project, pr.namespace),
+    // Existing branches only: the rules alone, no empty-repository defaults to read.
+    loadBranchRules(c.app, pr.project.id),
   ]);
   return {
     projectWebUrl: pr.webUrl,

@@ -7,8 +7,9 @@ import type { ProjectRepo } from '../../../services/repository/project-repo.js';
 import { defaultsProtect, loadRefProtection, type RefProtection } from '../../../services/repository/protected-refs.js';
 import { actorFor } from './common.js';
 
-export const PUSH_DENIED = 'You are not allowed to push into this branch';
+const PUSH_DENIED = 'You are not allowed to push into this branch';
 
+/** For writers, who may meet an empty repository: the rules and the namespace's defaults. */
 export function protectionOf(c: Ctx, pr: ProjectRepo): Promise<RefProtection> {
   return loadRefProtection(c.app, pr.project, pr.namespace);
 }

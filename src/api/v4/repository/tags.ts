@@ -1,7 +1,8 @@
 // Tags: list, show, create, delete (GitLab's lib/api/tags.rb). Names containing '/' arrive
 // URL-encoded in the path (spec rule 7). Tags pushed over git appear here too: they are read from
 // the repository, not stored apart.
-import { assertCanCreateTag, assertCanDeleteTag, protectionOf } from './protection.js';
+import { assertCanCreateTag, assertCanDeleteTag } from './protection.js';
+import { loadBranchRules } from '../../../services/repository/protected-refs.js';
 import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
@@ -68,7 +69,7 @@ async function listTags(c: Ctx) {
     items = items.sort((a, b) => dir * (time(a) - time(b)) || byName(a.tag, b.tag));
   }
   const page = paginateArray(c, items);
-  const [releases, protection] = await Promise.all([releasesOfTags(c.app.db, pr.project.id, page.map((x) => x.tag.name)), protectionOf(c, pr)]);
+  const [releases, protection] = await Promise.all([releasesOfTags(c.app.db, pr.project.id, page.map((x) => x.tag.name)), loadBranchRules(c.app, pr.project.id)]);
   return page.map((x) => presentTag(x.tag, x.commit, pr.webUrl, releases.get(x.tag.name), protection.isProtectedTag(x.tag.name)));
 }
 
@@ -77,7 +78,7 @@ async function showTag(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
   const found = await findTag(pr, pathParam(c, 'tag_name'));
   if (!found) throw notFound('Tag');
-  return presentTag(found.tag, found.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, found.tag.name), (await protectionOf(c, pr)).isProtectedTag(found.tag.name));
+  return presentTag(found.tag, found.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, found.tag.name), (await loadBranchRules(c.app, pr.project.id)).isProtectedTag(found.tag.name));
 }
 
 /**
@@ -114,7 +115,7 @@ async function createTag(c: Ctx) {
   const user = c.requireUser();
   const created = await makeTag(c, pr, user, c.params.string('tag_name')!, c.params.string('ref')!, c.params.string('message'));
   c.status(201);
-  return presentTag(created.tag, created.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, created.tag.name), (await protectionOf(c, pr)).isProtectedTag(created.tag.name));
+  return presentTag(created.tag, created.commit, pr.webUrl, await releaseOfTag(c, pr.project.id, created.tag.name), (await loadBranchRules(c.app, pr.project.id)).isProtectedTag(created.tag.name));
 }
 
 // DELETE /projects/:id/repository/tags/:tag_name
