@@ -112,7 +112,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const rateLimiter = await createRateLimiter(config.rateLimit, config.redisUrl);
   const responses = config.responseCache ? new ResponseCache(database) : null;
-  const ctx: AppContext = { config, database, db: database.db, rateLimiter, responses, reposDir, log: app.log, onClose: [], routes: [] };
+  const ctx: AppContext = { config, database, db: database.db, rateLimiter, responses, reposDir, log: app.log, onClose: [], routes: [], lastBase: null };
   app.decorate('lw', ctx);
   // printRoutes loses the static part before a wildcard (`/:tag/downloads/*` prints as `/:tag*`).
   app.addHook('onRoute', function recordRoute(r) {

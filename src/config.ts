@@ -51,6 +51,21 @@ export interface Config {
    * projects in personal namespaces and in groups that set none (LABWRIGHT_DEFAULT_BRANCH_PROTECTION).
    */
   defaultBranchProtection: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /**
+   * Let webhooks call this machine and the local network (LABWRIGHT_WEBHOOK_ALLOW_LOCAL, GitLab's
+   * allow_local_requests_from_web_hooks_and_services; off by default, as GitLab).
+   */
+  allowLocal: boolean;
+  /** Seconds a delivery may take (LABWRIGHT_WEBHOOK_TIMEOUT, GitLab's webhook_timeout, 10). */
+  timeoutSeconds: number;
+  /** Rest hooks that keep failing (LABWRIGHT_WEBHOOK_AUTO_DISABLE; off, as on GitLab Self-Managed). */
+  autoDisable: boolean;
+  /** Deliveries running at once per process (LABWRIGHT_WEBHOOK_CONCURRENCY, 8). */
+  concurrency: number;
 }
 
 function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -124,6 +139,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.LABWRIGHT_TRUST_PROXY === 'true',
     defaultBranchProtection: Number(oneOf(env, 'LABWRIGHT_DEFAULT_BRANCH_PROTECTION', ['0', '1', '2', '3', '4'] as const, '2')),
+    webhooks: {
+      allowLocal: oneOf(env, 'LABWRIGHT_WEBHOOK_ALLOW_LOCAL', ['true', 'false'] as const, 'false') === 'true',
+      timeoutSeconds: Math.max(1, intEnv(env, 'LABWRIGHT_WEBHOOK_TIMEOUT', 10)),
+      autoDisable: oneOf(env, 'LABWRIGHT_WEBHOOK_AUTO_DISABLE', ['true', 'false'] as const, 'false') === 'true',
+      concurrency: Math.max(1, intEnv(env, 'LABWRIGHT_WEBHOOK_CONCURRENCY', 8)),
+    },
     readCache: (databaseUrl ? postgresReadCache : sqliteReadCache) === 'true',
     responseCache: oneOf(env, 'LABWRIGHT_RESPONSE_CACHE', ['true', 'false'] as const, 'true') === 'true',
   };

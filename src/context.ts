@@ -21,4 +21,11 @@ export interface AppContext {
   onClose: Array<() => Promise<void> | void>;
   /** Every route as registered (method and URL with its prefix): the route fuzzer and the response registry test walk it. */
   routes: Array<{ method: string; url: string }>;
+  /** The base URL of the latest request without LABWRIGHT_EXTERNAL_URL (instanceBase). */
+  lastBase: string | null;
+}
+
+/** The instance's own URL for work done outside a request: the external URL, else the latest request's. */
+export function instanceBase(app: AppContext): string {
+  return app.config.externalUrl ?? app.lastBase ?? `http://${app.config.host}:${app.config.port}`;
 }

@@ -47,6 +47,7 @@ async function cliContext(): Promise<AppContext> {
     log: log as never,
     onClose: [],
     routes: [],
+    lastBase: null,
   };
   // Root is always user 1, even when the first command run on a fresh data dir is `user create`.
   await bootstrap(ctx);

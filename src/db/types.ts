@@ -27,6 +27,7 @@ import type { ProjectGroupLinksTable } from './tables/project-group-links.js';
 import type * as MR from './tables/merge-requests.js';
 import type * as Releases from './tables/releases.js';
 import type * as ProtectedRefs from './tables/protected-refs.js';
+import type * as WebHooks from './tables/web-hooks.js';
 
 export interface DB {
   users: UsersTable;
@@ -73,4 +74,6 @@ export interface DB {
   deployment_merge_requests: MR.DeploymentMergeRequestsTable;
   spam_logs: MR.SpamLogsTable;
   project_group_links: ProjectGroupLinksTable;
+  web_hooks: WebHooks.WebHooksTable;
+  web_hook_logs: WebHooks.WebHookLogsTable;
 }

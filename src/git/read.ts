@@ -334,3 +334,40 @@ export async function listTags(gitDir: string, name?: string): Promise<Tag[]> {
   }
   return tags;
 }
+
+export interface CommitFileChanges {
+  added: string[];
+  modified: string[];
+  removed: string[];
+}
+
+/**
+ * The paths each commit adds, modifies and removes against its first parent (a root commit: all
+ * added), for several commits with one spawn (`git diff-tree --stdin`). Merge commits list none.
+ */
+export async function changedFilesOf(gitDir: string, shas: string[]): Promise<Map<string, CommitFileChanges>> {
+  const out = new Map<string, CommitFileChanges>();
+  if (shas.length === 0) return out;
+  for (const s of shas) if (!/^[0-9a-f]{40,64}$/.test(s)) throw new GitError('failed', `not a commit id: ${s}`);
+  const res = await runGit(['diff-tree', '--stdin', '-r', '--root', '--no-renames', '--name-status', '-z'], { gitDir, input: shas.join('\n') + '\n', okCodes: [0, 128] });
+  if (res.code !== 0) throw new GitError('not_found', 'commit not found', res.stderr);
+  // "<sha>\0" opens each commit, then "<status>\0<path>\0" pairs; a status is never a sha, so a
+  // token where a status may stand is one or the other.
+  const parts = res.stdout.toString('utf8').split('\0');
+  let current: CommitFileChanges | null = null;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (p === '') continue;
+    if (/^[0-9a-f]{40,64}$/.test(p)) {
+      current = { added: [], modified: [], removed: [] };
+      out.set(p, current);
+      continue;
+    }
+    const path = parts[++i];
+    if (!current || path === undefined) continue;
+    if (p.startsWith('A')) current.added.push(path);
+    else if (p.startsWith('D')) current.removed.push(path);
+    else current.modified.push(path);
+  }
+  return out;
+}

@@ -358,6 +358,11 @@ export class GitRepository {
     return read.getCommits(this.path, shas);
   }
 
+  /** Paths each commit adds, modifies and removes (push event payloads), one spawn. */
+  changedFiles(shas: string[]): Promise<Map<string, read.CommitFileChanges>> {
+    return read.changedFilesOf(this.path, shas);
+  }
+
   listCommits(opts: read.ListCommitsOptions): Promise<Commit[]> {
     return read.listCommits(this.path, opts);
   }

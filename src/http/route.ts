@@ -58,7 +58,11 @@ export interface RouteOptions {
 export type Handler = (c: Ctx) => unknown | Promise<unknown>;
 
 export function baseUrl(app: AppContext, req: FastifyRequest): string {
-  return app.config.externalUrl ?? `${req.protocol}://${req.host}`;
+  if (app.config.externalUrl) return app.config.externalUrl;
+  const base = `${req.protocol}://${req.host}`;
+  // What work done outside a request (webhook deliveries) names the instance by.
+  if (app.lastBase !== base) app.lastBase = base;
+  return base;
 }
 
 const DEFAULT_STATUS: Record<string, number> = { POST: 201, DELETE: 204 };

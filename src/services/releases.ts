@@ -1,5 +1,6 @@
 // Releases of a project (GitLab's Releases::CreateService, UpdateService, DestroyService and
 // Releases::Link validations). A release belongs to a tag by name; the tag lives in git.
+import { emitEvent } from './events.js';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import { nowIso } from '../db/database.js';
@@ -103,6 +104,12 @@ async function setMilestones(trx: Transaction<DB>, releaseId: number, milestoneI
 /** Creates a release; 409 `Release already exists` when the tag has one (also when one is made meanwhile). */
 export async function createRelease(app: AppContext, r: NewRelease): Promise<ReleaseRow> {
   checkNewLinks(r.links);
+  const release = await insertRelease(app, r);
+  await emitEvent(app, { kind: 'release', projectId: r.projectId, release, action: 'create' });
+  return release;
+}
+
+function insertRelease(app: AppContext, r: NewRelease): Promise<ReleaseRow> {
   // A release made meanwhile by another request (PostgreSQL's snapshot does not see it) trips the unique index.
   return onUniqueViolation(() => app.database.transaction(async (trx) => {
     if (await findRelease(trx, r.projectId, r.tag)) throw apiError(409, 'Release already exists');
@@ -133,7 +140,7 @@ export interface ReleaseChanges {
 }
 
 export async function updateRelease(app: AppContext, release: ReleaseRow, ch: ReleaseChanges): Promise<ReleaseRow> {
-  return app.database.transaction(async (trx) => {
+  const fresh = await app.database.transaction(async (trx) => {
     const set: Partial<ReleaseRow> = { updated_at: nowIso() };
     if (ch.name !== undefined) set.name = ch.name;
     if (ch.description !== undefined) set.description = ch.description;
@@ -143,6 +150,8 @@ export async function updateRelease(app: AppContext, release: ReleaseRow, ch: Re
     if (ch.milestoneIds !== undefined) await setMilestones(trx, release.id, ch.milestoneIds);
     return (await trx.selectFrom('releases').selectAll().where('id', '=', release.id).executeTakeFirstOrThrow());
   });
+  await emitEvent(app, { kind: 'release', projectId: fresh.project_id, release: fresh, action: 'update' });
+  return fresh;
 }
 
 async function deleteRows(trx: Transaction<DB>, releaseIds: number[]): Promise<void> {
@@ -153,6 +162,8 @@ async function deleteRows(trx: Transaction<DB>, releaseIds: number[]): Promise<v
 }
 
 export async function deleteRelease(app: AppContext, release: ReleaseRow): Promise<void> {
+  // The payload is built now, while the release's links are still there to show.
+  await emitEvent(app, { kind: 'release', projectId: release.project_id, release, action: 'delete' });
   await app.database.transaction((trx) => deleteRows(trx, [release.id]));
 }
 

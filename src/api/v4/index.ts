@@ -5,6 +5,7 @@ import { registerApplicationRoutes } from './applications/routes.js';
 import { registerAuditEventRoutes } from './audit-events/routes.js';
 import { registerDeploymentRoutes } from './deployments/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
+import { registerHookRoutes } from './hooks/routes.js';
 import { registerLabelRoutes } from './labels/routes.js';
 import { registerKeyRoutes } from './keys/routes.js';
 import { registerMemberRoutes } from './members/routes.js';
@@ -29,6 +30,7 @@ export const apiModules: RouteModule[] = [
   registerAuditEventRoutes,
   registerDeploymentRoutes,
   registerGroupRoutes,
+  registerHookRoutes,
   registerLabelRoutes,
   registerKeyRoutes,
   registerMemberRoutes,

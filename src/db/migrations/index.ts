@@ -18,9 +18,10 @@ import { releases } from './0014-releases.js';
 import { subscriptions } from './0015-subscriptions.js';
 import { protectedRefs } from './0016-protected-refs.js';
 import { openidNonce } from './0017-openid-nonce.js';
+import { webHooks } from './0018-web-hooks.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

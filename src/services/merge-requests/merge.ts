@@ -9,7 +9,9 @@ import { nowIso } from '../../db/database.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { findUserById } from '../../db/repositories/users.js';
 import { apiError, methodNotAllowed, resourceLock, unauthorized } from '../../http/errors.js';
-import { isGitError } from '../../git/index.js';
+import { isGitError, type RefChange } from '../../git/index.js';
+import { emitEvent } from '../events.js';
+import { notifyRefChanges } from '../repository/ref-hooks.js';
 import { AccessLevel } from '../access.js';
 import { effectiveAccess, fullPath } from '../projects/lookup.js';
 import { loadBranchRules, refActor, type RefProtection } from '../repository/protected-refs.js';
@@ -226,8 +228,14 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .where('merge_lock', '=', token)
       .execute();
     merged = true;
-    if (remove && (await canRemoveSourceBranch(app, info, mr, user))) await deleteBranchIfAt(repo, mr.source_branch, source);
-    return (await findMrById(app.db, mr.id))!;
+    const moves: RefChange[] = [{ ref: `refs/heads/${mr.target_branch}`, before: target, after: result.newTarget }];
+    if (remove && (await canRemoveSourceBranch(app, info, mr, user)) && (await deleteBranchIfAt(repo, mr.source_branch, source))) {
+      moves.push({ ref: `refs/heads/${mr.source_branch}`, before: source, after: null });
+    }
+    const done = (await findMrById(app.db, mr.id))!;
+    await notifyRefChanges(app, info.project.id, moves, user.id);
+    await emitEvent(app, { kind: 'merge_request', projectId: info.project.id, info, mr: done, userId: user.id, action: 'merge' });
+    return done;
   } finally {
     if (!merged) await releaseLock(app, mr.id, token);
   }

@@ -3,6 +3,7 @@
 // merge request, as GitLab's note saves do: that takes the request's row lock, so concurrent note
 // writes on one request queue there and each recounts the request's notes (user_notes_count and
 // the notes still to resolve) from a state that includes every earlier write.
+import { emitEvent } from '../events.js';
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
@@ -96,6 +97,12 @@ export interface NewNote {
  * created resolved, by its author, when the thread is resolved (Notes::BuildService).
  */
 export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
+  const note = await insertNote(app, n);
+  if (note) await emitEvent(app, { kind: 'note', projectId: n.projectId, note, userId: n.authorId, action: 'create' });
+  return note;
+}
+
+function insertNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
   return app.database.transaction(async (trx) => {
     const now = nowIso();
     await touch(trx, n.mrId, now);
@@ -148,13 +155,15 @@ export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow |
 
 /** A note's new body; null when the note is gone. */
 export async function updateNoteBody(app: AppContext, note: NoteRow, body: string, userId: number): Promise<NoteRow | null> {
-  return app.database.transaction(async (trx) => {
+  const fresh = await app.database.transaction(async (trx) => {
     const now = nowIso();
     await touch(trx, note.noteable_id, now);
     const res = await trx.updateTable('notes').set({ body, updated_at: now, updated_by_id: userId }).where('id', '=', note.id).executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) return null;
     return (await trx.selectFrom('notes').selectAll().where('id', '=', note.id).executeTakeFirst()) ?? null;
   });
+  if (fresh) await emitEvent(app, { kind: 'note', projectId: fresh.project_id, note: fresh, userId, action: 'update' });
+  return fresh;
 }
 
 export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> {

@@ -1,11 +1,9 @@
 // GitLab's search rate limit on merge request lists (`validate_search_rate_limit!`): per user (or
 // per IP when anonymous) and per minute. LABWRIGHT_SEARCH_RATE_LIMIT (default 30) and
 // LABWRIGHT_SEARCH_RATE_LIMIT_UNAUTHENTICATED (default 10); 0 disables.
-// GITLAB-COMPAT: counted in this process (not shared through Redis like the request throttles).
-import { ApiError } from '../../http/errors.js';
+import { FixedWindows } from '../../http/fixed-window.js';
 
-const WINDOW_MS = 60_000;
-const windows = new Map<string, { start: number; count: number }>();
+const windows = new FixedWindows();
 
 function limitFor(authenticated: boolean): number {
   const raw = authenticated ? process.env.LABWRIGHT_SEARCH_RATE_LIMIT : process.env.LABWRIGHT_SEARCH_RATE_LIMIT_UNAUTHENTICATED;
@@ -16,15 +14,5 @@ function limitFor(authenticated: boolean): number {
 export function checkSearchRateLimit(key: string, authenticated: boolean, now = Date.now()): void {
   const limit = limitFor(authenticated);
   if (limit === 0) return;
-  let w = windows.get(key);
-  if (!w || now - w.start >= WINDOW_MS) {
-    w = { start: now, count: 0 };
-    windows.set(key, w);
-    if (windows.size > 100_000) for (const [k, v] of windows) if (now - v.start >= WINDOW_MS) windows.delete(k);
-  }
-  w.count += 1;
-  if (w.count > limit) {
-    const retry = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
-    throw new ApiError(429, { message: { error: 'This endpoint has been requested too many times. Try again later.' } }, { 'Retry-After': String(retry) });
-  }
+  windows.hit(key, limit, now);
 }

@@ -2,6 +2,7 @@
 // transaction (BEGIN IMMEDIATE on SQLite, the project row locked by the iid counter on PostgreSQL)
 // or statement (creation on PostgreSQL), and the database itself refuses a second open merge
 // request for the same branches (migration 0012); git is only read before or after, never inside.
+import { emitEvent, eventsWanted, type MrAssociations } from '../events.js';
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
@@ -214,6 +215,12 @@ async function resolveMilestone(db: Kysely<DB>, info: ProjectInfo, attrs: MrAttr
 }
 
 export async function createMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput): Promise<MrRow> {
+  const mr = await insertMergeRequest(app, info, author, input);
+  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr, userId: author.id, action: 'open' });
+  return mr;
+}
+
+async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput): Promise<MrRow> {
   const project = info.project;
   if (input.targetProjectId !== undefined && input.targetProjectId !== project.id) {
     // GITLAB-COMPAT: forks are not supported yet, so a different target project is never a fork of this one.
@@ -317,6 +324,8 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
     attrs.assigneeIds ? existingUserIds(app.db, attrs.assigneeIds) : Promise.resolve(undefined),
     attrs.reviewerIds ? existingUserIds(app.db, attrs.reviewerIds) : Promise.resolve(undefined),
   ]);
+  // What it was, for the events' `changes`, when someone listens.
+  const previous = (await eventsWanted(app, mr.project_id, 'merge_request')) ? { row: mr, associations: await loadAssociations(app.db, mr.id) } : undefined;
   // A reopen or retarget racing a creation (they lock different rows) is refused by the database.
   const branches: Branches = { project_id: mr.project_id, source_project_id: mr.source_project_id, source_branch: mr.source_branch, target_branch: retarget ? attrs.targetBranch! : mr.target_branch };
   await refusingDuplicates(app, branches, () => app.database.transaction(async (trx) => {
@@ -359,8 +368,20 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
       await setLabels(trx, mr.id, ids);
     }
   }), mr.id);
-  const fresh = (await findMrById(app.db, mr.id))!;
-  return refreshMergeStatus(app, fresh);
+  const fresh = await refreshMergeStatus(app, (await findMrById(app.db, mr.id))!);
+  const action = mr.state === 'opened' && fresh.state === 'closed' ? 'close' : mr.state === 'closed' && fresh.state === 'opened' ? 'reopen' : 'update';
+  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr: fresh, ...(previous ? { previous } : {}), userId: user.id, action });
+  return fresh;
+}
+
+/** The people and labels of a merge request (its state before an update). */
+export async function loadAssociations(db: Kysely<DB>, mrId: number): Promise<MrAssociations> {
+  const [assignees, reviewers, labels] = await Promise.all([
+    db.selectFrom('merge_request_assignees').select('user_id').where('merge_request_id', '=', mrId).orderBy('id').execute(),
+    db.selectFrom('merge_request_reviewers').select('user_id').where('merge_request_id', '=', mrId).orderBy('id').execute(),
+    db.selectFrom('merge_request_labels').select('label_id').where('merge_request_id', '=', mrId).orderBy('label_id').execute(),
+  ]);
+  return { assigneeIds: assignees.map((r) => r.user_id), reviewerIds: reviewers.map((r) => r.user_id), labelIds: labels.map((r) => r.label_id) };
 }
 
 export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<void> {

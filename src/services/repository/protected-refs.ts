@@ -2,6 +2,7 @@
 // create or delete under it (GitLab's ProtectedRef, RefMatcher and Gitlab::UserAccess). Every
 // writer of refs asks here: git pushes (through the pre-receive hook, src/git/pre-receive-hook.ts),
 // the files, commits, branches and tags APIs, merges and rebases.
+import { ProjectCache } from '../project-cache.js';
 import type { AppContext } from '../../context.js';
 import type { ProtectedRefAccessLevelsTable } from '../../db/tables/protected-refs.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -262,41 +263,19 @@ export async function namespaceProtectionDefaults(app: AppContext, namespaceId: 
   return protectionDefaultsFromSettings(row?.settings, instanceDefaults(app));
 }
 
-/** Bumped by every rule write of this process, once it has committed (protected-refs-write.ts). */
-let rulesVersion = 0;
-
-export function rulesChanged(): void {
-  rulesVersion += 1;
-}
-
-interface CachedRules {
-  rules: ProtectedRefRule[];
-  version: number;
-  generation: number | null;
-  at: number;
-}
-
-const RULES_TTL_MS = 1000;
-const MAX_CACHED = 10_000;
-const rulesCache = new WeakMap<object, Map<number, CachedRules>>();
-
 /**
- * A project's rules, read on every merge request and branch page and on every push: kept until a
- * rule write of this process, until the read cache sees another process's write, and never longer
- * than a second (another process's change is seen within that even with the read cache off).
- * Other writes (merge requests, notes) do not throw them away.
+ * A project's rules, read on every merge request and branch page and on every push (see
+ * ProjectCache for how long they are kept).
  */
-async function cachedRules(app: AppContext, projectId: number): Promise<ProtectedRefRule[]> {
-  let map = rulesCache.get(app.database);
-  if (!map) rulesCache.set(app.database, (map = new Map()));
-  const hit = map.get(projectId);
-  const generation = app.database.readGeneration();
-  if (hit && hit.version === rulesVersion && hit.generation === generation && performance.now() - hit.at < RULES_TTL_MS) return hit.rules;
-  const entry: CachedRules = { rules: [], version: rulesVersion, generation, at: performance.now() };
-  entry.rules = await loadProtectedRefRules(app, projectId);
-  if (map.size >= MAX_CACHED) map.clear();
-  map.set(projectId, entry);
-  return entry.rules;
+const rulesCache = new ProjectCache(loadProtectedRefRules);
+
+/** Called by every rule write of this process, once it has committed (protected-refs-write.ts). */
+export function rulesChanged(): void {
+  rulesCache.changed();
+}
+
+function cachedRules(app: AppContext, projectId: number): Promise<ProtectedRefRule[]> {
+  return rulesCache.get(app, projectId);
 }
 
 /** The rules and the namespace's defaults (for writers, which may meet an empty repository). */

@@ -1,6 +1,7 @@
 // Merge request presenters named after GitLab's entities: MergeRequestBasic (lists),
 // MergeRequest (single read, create, update, merge), MergeRequestSimple (view=simple). Field order
 // follows GitLab (reference §5.2). Presenters never query: they read a bundle loaded in batch.
+import { humanDuration } from '../../../services/durations.js';
 import type { UserRefRow } from '../../../db/repositories/users.js';
 import { fullPath } from '../../../services/projects/lookup.js';
 import type { LabelRow, MilestoneRow, MrBundle, MrRow, PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
@@ -98,20 +99,7 @@ export function presentMilestone(m: MilestoneRow, base: string, projects: Map<nu
   };
 }
 
-export function humanDuration(seconds: number): string | null {
-  if (!seconds) return null;
-  const units: Array<[string, number]> = [['mo', 4 * 5 * 8 * 3600], ['w', 5 * 8 * 3600], ['d', 8 * 3600], ['h', 3600], ['m', 60]];
-  let rest = seconds;
-  const parts: string[] = [];
-  for (const [name, size] of units) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${name}`);
-      rest %= size;
-    }
-  }
-  if (rest > 0) parts.push(`${rest}s`);
-  return parts.join(' ');
-}
+export { humanDuration };
 
 export function taskCompletion(description: string | null) {
   const text = description ?? '';

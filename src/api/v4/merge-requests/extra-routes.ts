@@ -1,5 +1,6 @@
 // Around a merge request: approvals, award emoji, dependencies (blocks, spec §4.3) and its
 // pipelines (spec §4.5).
+import { emitEvent } from '../../../services/events.js';
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
@@ -104,6 +105,8 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     const exists = await c.app.db.selectFrom('merge_request_approvals').select('id').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
     if (exists) throw unauthorized();
     await c.app.db.insertInto('merge_request_approvals').values({ merge_request_id: p.mr.id, user_id: user.id, created_at: nowIso() }).onConflict((oc) => oc.doNothing()).execute();
+    // One approval makes a merge request approved (no approval rules on this tier).
+    for (const action of ['approval', 'approved'] as const) await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action });
     return presentApprovals(c, p.mr);
   });
 
@@ -113,6 +116,9 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     const p = await mrFromPath(c, { write: true });
     const res = await c.app.db.deleteFrom('merge_request_approvals').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw notFound();
+    await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'unapproval' });
+    const left = await c.app.db.selectFrom('merge_request_approvals').select('id').where('merge_request_id', '=', p.mr.id).limit(1).executeTakeFirst();
+    if (!left) await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'unapproved' });
     return presentApprovals(c, p.mr);
   });
 

@@ -1,4 +1,5 @@
 // Merging: PUT …/merge, cancel auto-merge, PUT …/rebase, GET …/merge_ref (spec §4.9, reference §5.7).
+import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../http/route.js';
 import { apiError, forbidden, unauthorized } from '../../../http/errors.js';
@@ -62,7 +63,10 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
     try {
       const commits = await repo.commitsBetween(target, source);
       const tip = await repo.rebaseOnto({ commits, onto: target, committer: { name: user.name, email: user.email } });
-      if (tip !== source) await repo.updateRef(`refs/heads/${p.mr.source_branch}`, tip, source);
+      if (tip !== source) {
+        await repo.updateRef(`refs/heads/${p.mr.source_branch}`, tip, source);
+        await notifyRefChanges(c.app, p.mr.source_project_id, [{ ref: `refs/heads/${p.mr.source_branch}`, before: source, after: tip }], user.id);
+      }
     } catch (err) {
       if (isGitError(err, 'conflict')) error = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
       else if (isGitError(err, 'cas_failed')) throw apiError(409, 'Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.');

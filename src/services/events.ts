@@ -1,0 +1,75 @@
+// After-the-fact notices of merge request, note and release changes, for modules that react to
+// them (webhooks) without the writers knowing of them, as repository/ref-hooks.ts does for refs.
+// A listener says first whether it wants a project's events at all, so writers only load the
+// state before a change (for `changes`) when someone will read it. Listener failures are logged,
+// never turned into an error for the writer whose change already happened.
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { NotesTable } from '../db/tables/merge-requests.js';
+import type { ReleasesTable } from '../db/tables/releases.js';
+import type { MrRow, ProjectInfo } from './merge-requests/rows.js';
+
+export type MrAction = 'open' | 'close' | 'reopen' | 'update' | 'merge' | 'approved' | 'unapproved' | 'approval' | 'unapproval';
+
+export interface MrAssociations {
+  assigneeIds: number[];
+  reviewerIds: number[];
+  labelIds: number[];
+}
+
+export interface MergeRequestEvent {
+  kind: 'merge_request';
+  projectId: number;
+  info?: ProjectInfo;
+  mr: MrRow;
+  /** The merge request before an update, when a listener wanted it. */
+  previous?: { row: MrRow; associations: MrAssociations };
+  userId: number;
+  action: MrAction;
+}
+
+export interface NoteEvent {
+  kind: 'note';
+  projectId: number;
+  note: Selectable<NotesTable>;
+  userId: number;
+  action: 'create' | 'update';
+}
+
+export interface ReleaseEvent {
+  kind: 'release';
+  projectId: number;
+  release: Selectable<ReleasesTable>;
+  action: 'create' | 'update' | 'delete';
+}
+
+export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent;
+
+export interface EventListener {
+  wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean>;
+  handle(app: AppContext, event: DomainEvent): Promise<void>;
+}
+
+export const eventListeners: EventListener[] = [];
+
+/** Whether any listener takes this project's events of `kind` (writers load extra state only then). */
+export async function eventsWanted(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean> {
+  for (const l of eventListeners) {
+    try {
+      if (await l.wants(app, projectId, kind)) return true;
+    } catch (err) {
+      app.log.error({ err, projectId }, 'event listener check failed');
+    }
+  }
+  return false;
+}
+
+export async function emitEvent(app: AppContext, event: DomainEvent): Promise<void> {
+  for (const l of eventListeners) {
+    try {
+      if (await l.wants(app, event.projectId, event.kind)) await l.handle(app, event);
+    } catch (err) {
+      app.log.error({ err, projectId: event.projectId, kind: event.kind }, 'event listener failed');
+    }
+  }
+}

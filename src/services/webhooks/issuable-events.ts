@@ -1,0 +1,62 @@
+// Merge request, note and release events to the project's hooks (the webhooks' listener of
+// services/events.ts).
+import { instanceBase, type AppContext } from '../../context.js';
+import { findUserRefsByIds } from '../../db/repositories/users.js';
+import { eventListeners, type DomainEvent } from '../events.js';
+import { findMrById, type ProjectInfo } from '../merge-requests/rows.js';
+import { loadProjectById } from '../projects/lookup.js';
+import { triggerHooks } from './dispatch.js';
+import { flagsOf, projectHooks, type HookFlag } from './hooks.js';
+import { mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
+
+const FLAGS: Record<DomainEvent['kind'], HookFlag[]> = {
+  merge_request: ['merge_requests_events'],
+  note: ['note_events', 'confidential_note_events'],
+  release: ['releases_events'],
+};
+
+async function wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean> {
+  const hooks = await projectHooks(app, projectId);
+  if (hooks.length === 0) return false;
+  return hooks.some((h) => FLAGS[kind].some((f) => flagsOf(h)[f] === true));
+}
+
+async function userRef(app: AppContext, id: number) {
+  return (await findUserRefsByIds(app.db, [id])).get(id) ?? null;
+}
+
+async function handle(app: AppContext, e: DomainEvent): Promise<void> {
+  const base = instanceBase(app);
+  const info: ProjectInfo | null = e.kind === 'merge_request' && e.info ? e.info : await loadProjectById(app.db, e.projectId);
+  if (!info) return;
+  if (e.kind === 'merge_request') {
+    await triggerHooks(app, e.projectId, {
+      scope: 'merge_request_hooks',
+      payload: async () => {
+        const user = await userRef(app, e.userId);
+        // The row as it is now (approvals do not change it; merges and updates pass a fresh one).
+        const mr = (await findMrById(app.db, e.mr.id)) ?? e.mr;
+        return user ? mergeRequestPayload(app, { base, info, mr, user, action: e.action, ...(e.previous ? { previous: e.previous } : {}) }) : null;
+      },
+    });
+  } else if (e.kind === 'note') {
+    if (e.note.system === 1) return;
+    await triggerHooks(app, e.projectId, {
+      scope: e.note.internal === 1 ? 'confidential_note_hooks' : 'note_hooks',
+      payload: async () => {
+        const [user, mr] = await Promise.all([userRef(app, e.userId), findMrById(app.db, e.note.noteable_id)]);
+        return user && mr ? notePayload(app, { base, info, mr, note: e.note, user, action: e.action }) : null;
+      },
+    });
+  } else {
+    await triggerHooks(app, e.projectId, { scope: 'release_hooks', payload: () => releasePayload(app, { base, info, release: e.release, action: e.action }) });
+  }
+}
+
+let registered = false;
+
+export function registerIssuableEvents(): void {
+  if (registered) return;
+  registered = true;
+  eventListeners.push({ wants, handle });
+}

@@ -1,0 +1,83 @@
+// Push and tag push events: every ref change, whatever moved it (git push, the files and commits
+// APIs, branch and tag creation and deletion, merges), reaches the project's hooks through the ref
+// change listeners (repository/ref-hooks.ts).
+import { RE2 } from 're2-wasm';
+import type { AppContext } from '../../context.js';
+import { instanceBase } from '../../context.js';
+import { findUserRefsByIds } from '../../db/repositories/users.js';
+import type { RefChange } from '../../git/index.js';
+import { refMatcher } from '../../git/ref-matcher.js';
+import { repoFor } from '../merge-requests/git-ops.js';
+import { loadProjectById } from '../projects/lookup.js';
+import { loadRefProtection } from '../repository/protected-refs.js';
+import { refChangeListeners } from '../repository/ref-hooks.js';
+import { triggerHooks } from './dispatch.js';
+import { projectHooks, type HookRow } from './hooks.js';
+import { pushPayload, type PushContext } from './payloads.js';
+
+/** GitLab's push_event_hooks_limit: a push that moves more refs than this sends no push events. */
+export const PUSH_EVENT_HOOKS_LIMIT = 3;
+
+const compiled = new Map<string, RE2 | null>();
+
+function regexFilter(pattern: string): RE2 | null {
+  if (compiled.has(pattern)) return compiled.get(pattern)!;
+  let re: RE2 | null = null;
+  try {
+    re = new RE2(pattern, 'u');
+  } catch {
+    re = null;
+  }
+  if (compiled.size >= 1000) compiled.clear();
+  compiled.set(pattern, re);
+  return re;
+}
+
+/** GitLab's ActiveHookFilter: whether a hook takes a push to `branch`. */
+export function branchFilterAccepts(row: Pick<HookRow, 'push_events_branch_filter' | 'branch_filter_strategy'>, branch: string): boolean {
+  const filter = row.push_events_branch_filter;
+  if (!filter || row.branch_filter_strategy === 'all_branches') return true;
+  if (row.branch_filter_strategy === 'regex') return regexFilter(filter)?.test(branch) ?? false;
+  return refMatcher(filter)(branch);
+}
+
+async function pushHooks(app: AppContext, projectId: number, changes: RefChange[], userId: number | null): Promise<void> {
+  const refs = changes.filter((c) => c.ref.startsWith('refs/heads/') || c.ref.startsWith('refs/tags/'));
+  if (refs.length === 0 || refs.length > PUSH_EVENT_HOOKS_LIMIT) return;
+  // Most projects have no hooks: this is all a push costs them.
+  if ((await projectHooks(app, projectId)).length === 0) return;
+  let ctx: Promise<PushContext | null> | null = null;
+  const context = () =>
+    (ctx ??= (async () => {
+      const project = await loadProjectById(app.db, projectId);
+      if (!project) return null;
+      const users = userId === null ? new Map() : await findUserRefsByIds(app.db, [userId]);
+      return {
+        base: instanceBase(app),
+        project,
+        repo: repoFor(app, projectId),
+        user: userId === null ? null : (users.get(userId) ?? null),
+        protection: await loadRefProtection(app, project.project, project.namespace),
+      };
+    })());
+  for (const change of refs) {
+    const tag = change.ref.startsWith('refs/tags/');
+    const branch = change.ref.slice('refs/heads/'.length);
+    await triggerHooks(app, projectId, {
+      scope: tag ? 'tag_push_hooks' : 'push_hooks',
+      ...(tag ? {} : { accept: (row: HookRow) => branchFilterAccepts(row, branch) }),
+      payload: async () => {
+        const c = await context();
+        return c ? pushPayload(c, change) : null;
+      },
+    });
+  }
+}
+
+let registered = false;
+
+export function registerPushEvents(): void {
+  if (registered) return;
+  registered = true;
+  refChangeListeners.push(pushHooks);
+}

@@ -1,0 +1,85 @@
+// Sample data for test deliveries (GitLab's TestHooks::ProjectService and
+// Integrations::ProjectTestData): the project's newest merge request, note or release, a push of
+// the default branch's last commits, or GitLab's messages when there is nothing to show.
+import { instanceBase, type AppContext } from '../../context.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import { findUserRefsByIds } from '../../db/repositories/users.js';
+import { ZERO_SHA } from '../../git/index.js';
+import { repoFor } from '../merge-requests/git-ops.js';
+import type { FoundProject } from '../projects/lookup.js';
+import { loadRefProtection } from '../repository/protected-refs.js';
+import type { HookScope } from './hooks.js';
+import { mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
+import { pushPayload, type PushContext } from './payloads.js';
+
+export type TestData = { payload: unknown } | { error: string };
+
+const NOT_AVAILABLE = 'Testing not available for this hook';
+
+/** Scopes whose sample needs data Labwright does not keep: GitLab's message for the missing data. */
+const MISSING: Partial<Record<HookScope, string>> = {
+  issue_hooks: 'Ensure the project has issues.',
+  confidential_issue_hooks: 'Ensure the project has issues.',
+  job_hooks: 'Ensure the project has CI jobs.',
+  wiki_page_hooks: 'Ensure the wiki is enabled and has pages.',
+};
+
+async function pushSample(app: AppContext, found: FoundProject, user: UserRow, tag: boolean): Promise<TestData> {
+  const repo = repoFor(app, found.project.id);
+  const users = await findUserRefsByIds(app.db, [user.id]);
+  const ctx: PushContext = {
+    base: instanceBase(app),
+    project: found,
+    repo,
+    user: users.get(user.id) ?? null,
+    protection: await loadRefProtection(app, found.project, found.namespace),
+  };
+  const branch = found.project.default_branch ?? 'main';
+  const head = await repo.branchSha(branch);
+  if (tag) {
+    const names = await repo.tagNamesByVersion();
+    const newest = names.length ? await repo.findTag(names[0]!) : null;
+    if (newest) return { payload: await pushPayload(ctx, { ref: `refs/tags/${newest.name}`, before: null, after: newest.sha }) };
+    return { payload: await pushPayload(ctx, { ref: 'refs/tags/v1.0.0', before: null, after: head }) };
+  }
+  // The default branch's last three commits (GitLab's build_sample); an empty repository sends a
+  // push without commits rather than failing.
+  if (!head) return { payload: await pushPayload(ctx, { ref: `refs/heads/${branch}`, before: null, after: null }).then((p) => ({ ...p, after: ZERO_SHA })) };
+  const last = await repo.listCommits({ ref: head, limit: 4 });
+  const before = last.length === 4 ? last[3]!.id : null;
+  return { payload: await pushPayload(ctx, { ref: `refs/heads/${branch}`, before, after: head }) };
+}
+
+export async function testPayload(app: AppContext, found: FoundProject, user: UserRow, scope: HookScope): Promise<TestData> {
+  const base = instanceBase(app);
+  const projectId = found.project.id;
+  const me = (await findUserRefsByIds(app.db, [user.id])).get(user.id)!;
+  switch (scope) {
+    case 'push_hooks':
+      return pushSample(app, found, user, false);
+    case 'tag_push_hooks':
+      return pushSample(app, found, user, true);
+    case 'merge_request_hooks': {
+      const mr = await app.db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      if (!mr) return { error: 'Ensure the project has merge requests.' };
+      return { payload: await mergeRequestPayload(app, { base, info: found, mr, user: me }) };
+    }
+    case 'note_hooks': {
+      const note = await app.db.selectFrom('notes').selectAll().where('project_id', '=', projectId).where('system', '=', 0).where('internal', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const mr = note ? await app.db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : undefined;
+      if (!note || !mr) return { error: 'Ensure the project has notes.' };
+      return { payload: await notePayload(app, { base, info: found, mr, note, user: me }) };
+    }
+    case 'release_hooks': {
+      const release = await app.db.selectFrom('releases').selectAll().where('project_id', '=', projectId).orderBy('released_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      if (!release) return { error: 'Ensure the project has releases.' };
+      return { payload: await releasePayload(app, { base, info: found, release, action: 'create' }) };
+    }
+    case 'pipeline_hooks': {
+      const any = await app.db.selectFrom('ci_pipelines').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+      return { error: any ? NOT_AVAILABLE : 'Ensure the project has CI pipelines.' };
+    }
+    default:
+      return { error: MISSING[scope] ?? NOT_AVAILABLE };
+  }
+}
