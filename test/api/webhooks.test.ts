@@ -510,3 +510,18 @@ describe('test deliveries, the log and resends', () => {
     await removeAllHooks();
   });
 });
+
+describe('with @gitbeaker/rest', () => {
+  it('adds, lists, edits, shows and removes hooks (ProjectHooks)', async () => {
+    const { Gitlab } = await import('@gitbeaker/rest');
+    const api = new Gitlab({ host: s.url, token: owner.token });
+    const added = await api.ProjectHooks.add(pid, `${hookBase}/gb`, { pushEvents: false, mergeRequestsEvents: true, token: 'gb-token' });
+    expect(added).toMatchObject({ url: `${hookBase}/gb`, push_events: false, merge_requests_events: true });
+    expect((await api.ProjectHooks.all(pid)).map((h) => h.id)).toEqual([added.id]);
+    const edited = await api.ProjectHooks.edit(pid, added.id, `${hookBase}/gb2`, { tagPushEvents: true });
+    expect(edited).toMatchObject({ url: `${hookBase}/gb2`, tag_push_events: true, merge_requests_events: true });
+    expect((await api.ProjectHooks.show(pid, added.id)).url_variables).toEqual([]);
+    await api.ProjectHooks.remove(pid, added.id);
+    await expect(api.ProjectHooks.show(pid, added.id)).rejects.toMatchObject({ cause: { description: '404 Not found' } });
+  });
+});

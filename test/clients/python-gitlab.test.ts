@@ -23,7 +23,7 @@ async function hasPythonGitlab(): Promise<boolean> {
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer({ LABWRIGHT_WEBHOOK_ALLOW_LOCAL: 'true' });
 });
 afterAll(async () => {
   await s?.close();
@@ -73,6 +73,9 @@ describe('python-gitlab', () => {
     expect(out.protected_after_delete).toEqual(['main']);
     expect(out.protected_tags).toEqual([['v*', 40]]);
     expect(out.tag_protected).toBe(true);
+    expect(out.hooks).toEqual([[true, true, true, 'main']]);
+    expect(out.hook_calls).toEqual([{ event: 'Push Hook', token: 'py-secret', kind: 'push', ref: 'refs/heads/main' }]);
+    expect(out.hooks_after_delete).toBe(0);
     expect(out.protected_duplicate).toEqual([409, "Protected branch 'main' already exists"]);
     expect(out.missing_project).toEqual([404, '404 Project Not Found']);
     expect(out.bad_token).toBe(401);

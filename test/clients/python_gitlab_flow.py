@@ -124,6 +124,42 @@ try:
 except gitlab.exceptions.GitlabCreateError as e:
     out["protected_duplicate"] = [e.response_code, str(e.error_message)]
 
+# Webhooks, as a bot registers one: a receiver in this process, a hook, a commit that fires it
+import http.server
+import threading
+
+hook_calls = []
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        hook_calls.append({"event": self.headers["X-Gitlab-Event"], "token": self.headers.get("X-Gitlab-Token"), "kind": body["object_kind"], "ref": body.get("ref")})
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+srv = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+hook = p.hooks.create({"url": f"http://127.0.0.1:{srv.server_port}/hook", "push_events": True, "merge_requests_events": True, "token": "py-secret"})
+hook.push_events_branch_filter = "main"
+hook.save()
+out["hooks"] = [[h.url.endswith("/hook"), h.push_events, h.merge_requests_events, h.push_events_branch_filter] for h in p.hooks.list(get_all=True)]
+p.files.create({"file_path": "hooked.txt", "branch": "main", "content": "x", "commit_message": "fire the hook"})
+import time
+
+for _ in range(100):
+    if hook_calls:
+        break
+    time.sleep(0.05)
+out["hook_calls"] = hook_calls
+p.hooks.delete(hook.id)
+out["hooks_after_delete"] = len(p.hooks.list(get_all=True))
+srv.shutdown()
+
 # Errors as python-gitlab raises them
 try:
     gl.projects.get("py-group/nope")

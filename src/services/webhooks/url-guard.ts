@@ -89,7 +89,8 @@ export async function checkHookUrl(raw: string, allowLocal: boolean): Promise<UR
   const url = parseHookUrl(raw);
   if (allowLocal) return url;
   const host = bareHost(url);
-  if (host.toLowerCase() === 'localhost' || host.toLowerCase().endsWith('.localhost')) throw new BlockedUrlError('Requests to localhost are not allowed');
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) throw new BlockedUrlError('Requests to localhost are not allowed');
   let addresses: LookupAddress[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookupAll(host);

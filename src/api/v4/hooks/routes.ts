@@ -32,8 +32,14 @@ import { randomUUID } from 'node:crypto';
 
 /** Test deliveries and resends per project and user per minute (GitLab's web_hook_test and web_hook_event_resend). */
 const TEST_LIMIT = 5;
-const testWindows = new FixedWindows();
-const resendWindows = new FixedWindows();
+const windows = new WeakMap<object, { test: FixedWindows; resend: FixedWindows }>();
+
+/** The counters of this app (each app, and each test server, counts its own). */
+function limiter(c: Ctx, kind: 'test' | 'resend'): FixedWindows {
+  let w = windows.get(c.app);
+  if (!w) windows.set(c.app, (w = { test: new FixedWindows(), resend: new FixedWindows() }));
+  return w[kind];
+}
 
 /** Flags a test may be asked for: every project hook trigger (GitLab's ProjectHook.triggers). */
 const TEST_TRIGGERS = HOOK_FLAGS;
@@ -152,7 +158,7 @@ async function testHook(c: Ctx) {
   const row = await hookOf(c, found);
   const trigger = pathParam(c, 'trigger');
   if (!(TEST_TRIGGERS as readonly string[]).includes(trigger)) throw paramError('trigger does not have a valid value');
-  testWindows.hit(`${found.project.id}:${c.user!.id}`, TEST_LIMIT);
+  limiter(c, 'test').hit(`${found.project.id}:${c.user!.id}`, TEST_LIMIT);
   const scope = scopeOfFlag(trigger as HookFlag);
   const data = await testPayload(c.app, found, c.user!, scope);
   if ('error' in data) throw apiError(422, data.error);
@@ -204,7 +210,7 @@ async function resendEvent(c: Ctx) {
   if (!/^\d+$/.test(raw)) throw apiError(404, '404 Not found');
   const log = await c.app.db.selectFrom('web_hook_logs').selectAll().where('web_hook_id', '=', row.id).where('id', '=', dbId(Number(raw))).executeTakeFirst();
   if (!log) throw apiError(404, '404 Not found');
-  resendWindows.hit(`${found.project.id}:${c.user!.id}`, TEST_LIMIT);
+  limiter(c, 'resend').hit(`${found.project.id}:${c.user!.id}`, TEST_LIMIT);
   const secrets = hookSecrets(c.app, row);
   const filled = interpolateUrl(secrets.url, secrets.urlVariables);
   if ('missing' in filled || urlHash(filled.url) !== log.url_hash) throw apiError(422, 'The hook URL has changed, and this log entry cannot be retried');
