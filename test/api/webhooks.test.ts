@@ -289,20 +289,30 @@ describe('push events', () => {
     }
   });
 
-  it('lists only the newest 20 commits and counts them all', async () => {
+  it('lists only the newest 20 commits of a push, oldest first, and counts them all', async () => {
     await addHook({});
-    const actions = Array.from({ length: 25 }, (_, i) => i);
-    let first = '';
-    for (const i of actions) {
-      const c = await commit('many', `f${i}.txt`, i === 0 ? { start_branch: 'main' } : {});
-      if (i === 0) first = c.id;
+    const work = mkdtempSync(join(tmpdir(), 'labwright-hookpush-'));
+    try {
+      const remote = `http://oauth2:${owner.token}@${s.url.replace('http://', '')}/hookowner/hooked.git`;
+      await git(work, 'clone', '-q', remote, 'repo');
+      const dir = join(work, 'repo');
+      const shas: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        writeFileSync(join(dir, `n${i}.txt`), String(i));
+        await git(dir, 'add', '.');
+        await git(dir, 'commit', '-q', '-m', `n${i}`);
+        shas.push((await git(dir, 'rev-parse', 'HEAD')).trim());
+      }
+      await git(dir, 'push', '-q', 'origin', 'main');
+      await until(() => events('Push Hook').length >= 1, 5000);
+      await settled();
+      const [push] = events('Push Hook').map((e) => e.body);
+      expect(push.total_commits_count).toBe(25);
+      expect(push.commits.map((c: any) => c.id)).toEqual(shas.slice(5));
+      expect(push.commits[19].added).toEqual(['n24.txt']);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
-    await settled();
-    // Each API commit is a push of its own; the branch's creation listed the commits main lacks.
-    const pushes = events('Push Hook');
-    expect(pushes).toHaveLength(25);
-    expect(pushes[0]!.body).toMatchObject({ before: '0'.repeat(40), after: first, total_commits_count: 1 });
-    await removeAllHooks();
   });
 
   it('follows the branch filter: wildcard, regex, all branches; tags are never filtered', async () => {

@@ -215,6 +215,8 @@ const LOG_RETENTION_MS = 7 * 86_400_000;
 export async function executeHook(app: AppContext, row: HookRow, delivery: Delivery, opts: { force?: boolean } = {}): Promise<Outcome | 'disabled'> {
   if (!opts.force && alertStatus(app, row) !== 'executable') return 'disabled';
   const state = stateOf(app);
+  // The app is closing: what is still queued is dropped (see dispatch.ts).
+  if (state.closed) return { status: 'internal error', body: 'shutting down' };
   const started = performance.now();
   const idempotencyKey = delivery.idempotencyKey ?? randomUUID();
   let secrets;
