@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { ANONYMOUS, authenticate, type Auth } from './auth.js';
-import { ApiError, forbidden, unauthorized } from './errors.js';
+import { ApiError, forbidden, preconditionFailed, unauthorized } from './errors.js';
 import { mergeParams, Params } from './params.js';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 
@@ -252,4 +252,15 @@ function respond(reply: FastifyReply, method: HTTPMethods, state: CtxState, keep
     return body;
   }
   return result;
+}
+
+/**
+ * Grape's destroy_conditionally!: with If-Unmodified-Since, 412 when the resource changed after
+ * that time (the header has whole seconds, so a change within its second does not count).
+ */
+export function refuseIfModifiedSince(c: Ctx, updatedAt: string): void {
+  const since = c.req.headers['if-unmodified-since'];
+  if (typeof since !== 'string') return;
+  const t = Date.parse(since);
+  if (!Number.isNaN(t) && Math.floor(Date.parse(updatedAt) / 1000) > Math.floor(t / 1000)) throw preconditionFailed();
 }

@@ -23,9 +23,11 @@ export interface MergeRequestEvent {
   info?: ProjectInfo;
   mr: MrRow;
   /** The merge request before an update, when a listener wanted it. */
-  previous?: { row: MrRow; associations: MrAssociations };
+  previous?: { row: MrRow; associations?: MrAssociations };
   userId: number;
   action: MrAction;
+  /** A push to the source branch: where it was before (GitLab's `oldrev`). */
+  oldrev?: string;
 }
 
 export interface NoteEvent {

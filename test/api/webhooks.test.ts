@@ -136,10 +136,18 @@ describe('the hooks API', () => {
 
   it('keeps the token, URL, variables and headers encrypted in the database', async () => {
     const h = await addHook({ url: hookBase.replace('http://', 'http://user:pass-secret-123@') + '/creds', token: 'db-token-456', custom_headers: [{ key: 'X-Api-Key', value: 'header-value-789' }] });
-    // Credentials in the URL are shown masked, as GitLab's logs show them, and sent as Basic auth.
-    expect(h.url).toBe(hookBase.replace('http://', 'http://*****:*****@') + '/creds');
+    // Credentials in the URL are shown to Maintainers as saved (GitLab's entity; clients send the
+    // URL back on every edit), masked in the delivery log, and sent as Basic auth.
+    expect(h.url).toBe(hookBase.replace('http://', 'http://user:pass-secret-123@') + '/creds');
+    const edited = await s.request('PUT', `/projects/${pid}/hooks/${h.id}`, { token: owner.token, json: { url: h.url, note_events: true } });
+    expect(edited.body.url).toBe(h.url);
     expect((await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/push_events`, { token: owner.token })).status).toBe(201);
     expect(received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('user:pass-secret-123').toString('base64')}`);
+    // The same URL sent back kept the token.
+    expect(received[0]!.headers['x-gitlab-token']).toBe('db-token-456');
+    const logs = await s.request('GET', `/projects/${pid}/hooks/${h.id}/events`, { token: owner.token });
+    expect(logs.body[0].url).toBe(hookBase.replace('http://', 'http://*****:*****@') + '/creds');
+    expect(JSON.stringify(logs.body)).not.toContain('pass-secret-123');
     const rows = await queryOutside({ dataDir: s.dataDir, databaseUrl: s.app.lw.config.databaseUrl }, 'select * from web_hooks where id = ?', [h.id]);
     const dump = JSON.stringify(rows);
     expect(rows).toHaveLength(1);
@@ -171,7 +179,12 @@ describe('the hooks API', () => {
     const gone = await s.request('GET', `/projects/${pid}/hooks/${h.id}`, { token: owner.token });
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({ message: '404 Not found' });
-    expect((await s.request('GET', `/projects/${pid}/hooks/abc`, { token: owner.token })).status).toBe(404);
+    expect((await s.request('GET', `/projects/${pid}/hooks/abc`, { token: owner.token })).body).toEqual({ error: 'hook_id is invalid' });
+    // If-Unmodified-Since older than the hook's last change: 412, the hook stays.
+    const kept = await addHook({});
+    const stale = await s.request('DELETE', `/projects/${pid}/hooks/${kept.id}`, { token: owner.token, headers: { 'if-unmodified-since': new Date(Date.now() - 3600_000).toUTCString() } });
+    expect(stale.status).toBe(412);
+    expect((await s.request('GET', `/projects/${pid}/hooks/${kept.id}`, { token: owner.token })).status).toBe(200);
   });
 
   it('is for Maintainers: a Developer gets 403, a stranger 404, no token 401', async () => {
@@ -354,7 +367,7 @@ describe('merge request, note and release events', () => {
     expect(merged.status, JSON.stringify(merged.body)).toBe(200);
     await settled();
     const mrEvents = events('Merge Request Hook').map((e) => e.body);
-    expect(mrEvents.map((e) => e.object_attributes.action)).toEqual(['open', 'update', 'close', 'reopen', 'approval', 'approved', 'merge']);
+    expect(mrEvents.map((e) => e.object_attributes.action)).toEqual(['open', 'update', 'close', 'reopen', 'approved', 'merge']);
     const [open, update, close] = mrEvents;
     expect(Object.keys(open)).toEqual(['object_kind', 'event_type', 'user', 'project', 'object_attributes', 'labels', 'changes', 'repository', 'assignees']);
     expect(open).toMatchObject({ object_kind: 'merge_request', event_type: 'merge_request', changes: {} });
@@ -372,12 +385,71 @@ describe('merge request, note and release events', () => {
     expect(close.object_attributes).toMatchObject({ state: 'closed', action: 'close' });
     expect(close.changes.state_id).toEqual({ previous: 1, current: 2 });
     expect(mrEvents[4].user.username).toBe('hookdev');
-    expect(mrEvents[6].object_attributes).toMatchObject({ state: 'merged', state_id: 3, action: 'merge', merge_commit_sha: merged.body.merge_commit_sha });
+    expect(mrEvents[5].object_attributes).toMatchObject({ state: 'merged', state_id: 3, action: 'merge', merge_commit_sha: merged.body.merge_commit_sha });
     // The merge moved main and removed the source branch: two pushes.
     const pushes = events('Push Hook').map((e) => e.body);
     expect(pushes.map((p) => [p.ref, p.after === '0'.repeat(40)])).toEqual([['refs/heads/main', false], ['refs/heads/mr-src', true]]);
     expect(pushes[0].after).toBe(merged.body.merge_commit_sha);
     await removeAllHooks();
+  });
+
+  it('a push to a merge request\'s source branch sends it an update with oldrev; a rebase too', async () => {
+    await commit('oldrev-src', 'o1.txt', { start_branch: 'main' });
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: owner.token, json: { source_branch: 'oldrev-src', target_branch: 'main', title: 'Moving' } });
+    await addHook({ merge_requests_events: true, push_events: false });
+    const before = mr.body.sha;
+    const c = await commit('oldrev-src', 'o2.txt');
+    await commit('main', 'o3.txt');
+    await settled();
+    const updates = events('Merge Request Hook').map((e) => e.body.object_attributes);
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toMatchObject({ iid: mr.body.iid, action: 'update', oldrev: before, last_commit: expect.objectContaining({ id: c.id }) });
+    expect(Object.keys(updates[0]).slice(-2)).toEqual(['action', 'oldrev']);
+    received = [];
+    expect((await s.request('PUT', `/projects/${pid}/merge_requests/${mr.body.iid}/rebase`, { token: owner.token })).status).toBe(202);
+    await settled();
+    const rebased = events('Merge Request Hook').map((e) => e.body.object_attributes);
+    expect(rebased.map((a) => [a.action, a.oldrev])).toEqual([['update', c.id]]);
+  });
+
+  it('a commit comment sends a Note Hook with the commit', async () => {
+    await addHook({ note_events: true, push_events: false });
+    const head = (await s.request('GET', `/projects/${pid}/repository/branches/main`, { token: owner.token })).body.commit.id;
+    expect((await s.request('POST', `/projects/${pid}/repository/commits/${head}/comments`, { token: dev.token, json: { note: 'nice commit' } })).status).toBe(201);
+    await settled();
+    const [note] = events('Note Hook').map((e) => e.body);
+    expect(note.object_attributes).toMatchObject({ note: 'nice commit', noteable_type: 'Commit', commit_id: head, internal: false });
+    expect(note.object_attributes.url).toMatch(new RegExp(`/-/commit/${head}#note_\\d+$`));
+    expect(note.commit).toMatchObject({ id: head });
+    expect(note).not.toHaveProperty('merge_request');
+    const test = await s.request('POST', `/projects/${pid}/hooks/${(await s.request('GET', `/projects/${pid}/hooks`, { token: owner.token })).body[0].id}/test/note_events`, { token: owner.token });
+    expect(test.status).toBe(201);
+  });
+
+  it('counts the push limit per kind of change: four new tags send none, the branch pushed with them still does', async () => {
+    await addHook({ tag_push_events: true });
+    const work = mkdtempSync(join(tmpdir(), 'labwright-hookpush-'));
+    try {
+      const remote = `http://oauth2:${owner.token}@${s.url.replace('http://', '')}/hookowner/hooked.git`;
+      await git(work, 'clone', '-q', remote, 'repo');
+      const dir = join(work, 'repo');
+      writeFileSync(join(dir, 'tags.txt'), 'x');
+      await git(dir, 'add', '.');
+      await git(dir, 'commit', '-q', '-m', 'tagged');
+      for (const t of ['t1', 't2', 't3', 't4']) await git(dir, 'tag', t);
+      await git(dir, 'push', '-q', 'origin', 'main', 't1', 't2', 't3', 't4');
+      await until(() => events('Push Hook').length >= 1, 5000);
+      await settled();
+      expect(events('Push Hook')).toHaveLength(1);
+      expect(events('Tag Push Hook')).toHaveLength(0);
+      await git(dir, 'tag', 't5');
+      await git(dir, 'push', '-q', 'origin', 't5');
+      await until(() => events('Tag Push Hook').length >= 1, 5000);
+      const tag = events('Tag Push Hook')[0]!.body;
+      expect(tag.commits[0]).toMatchObject({ added: ['tags.txt'], modified: [], removed: [] });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('sends note events (create, update) with the merge request; internal notes only to confidential note hooks', async () => {
@@ -394,7 +466,7 @@ describe('merge request, note and release events', () => {
     expect(plain.map((r) => [r.headers['x-gitlab-event'], r.body.object_attributes.action])).toEqual([['Note Hook', 'create'], ['Note Hook', 'update']]);
     const created = plain[0]!.body;
     expect(Object.keys(created)).toEqual(['object_kind', 'event_type', 'user', 'project_id', 'project', 'object_attributes', 'repository', 'merge_request']);
-    expect(created.object_attributes).toMatchObject({ id: note.body.id, note: 'Looks good, mail me at someone@example.com', noteable_type: 'MergeRequest', system: false, url: `${s.url}/hookowner/hooked/-/merge_requests/${mr.body.iid}#note_${note.body.id}` });
+    expect(created.object_attributes).toMatchObject({ id: note.body.id, note: 'Looks good, mail me at someone@example.com', noteable_type: 'MergeRequest', system: false, internal: false, url: `${s.url}/hookowner/hooked/-/merge_requests/${mr.body.iid}#note_${note.body.id}` });
     expect(created.merge_request).toMatchObject({ iid: mr.body.iid, title: 'Discussed', state: 'opened' });
     expect(created.merge_request).not.toHaveProperty('action');
     const confidential = received.filter((r) => r.url === '/confidential');
@@ -494,6 +566,20 @@ describe('test deliveries, the log and resends', () => {
     expect(stale.status).toBe(422);
     expect(stale.body).toEqual({ message: 'The hook URL has changed, and this log entry cannot be retried' });
     await removeAllHooks();
+  });
+
+  it('renders a custom webhook template as the body; a template that is not JSON fails as an internal error', async () => {
+    const h = await addHook({ custom_webhook_template: '{"text":"{{user_username}} pushed to {{ref}}","n":{{total_commits_count}},"p":{{project}}}' });
+    await commit('main', 'templated.txt');
+    await settled();
+    expect(received[0]!.body).toMatchObject({ text: 'hookowner pushed to refs/heads/main', n: 1, p: { id: pid, name: 'hooked' } });
+    await s.request('PUT', `/projects/${pid}/hooks/${h.id}`, { token: owner.token, json: { custom_webhook_template: '{"a": {{commits.0}}}' } });
+    // (as root: the owner's five tests a minute are spent by the tests before)
+    const t = await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/push_events`, { token: s.rootToken });
+    expect(t.body).toEqual({ message: 'Error while parsing rendered custom webhook template: You may be trying to access an array value, which is not supported.' });
+    await s.request('PUT', `/projects/${pid}/hooks/${h.id}`, { token: owner.token, json: { custom_webhook_template: 'not json {{ref}}' } });
+    const bad = await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/push_events`, { token: s.rootToken });
+    expect(bad.body.message).toMatch(/^Error while parsing rendered custom webhook template: /);
   });
 
   it('fills URL variables in, shows them masked, and sets or unsets them one at a time', async () => {

@@ -234,7 +234,7 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
     }
     const done = (await findMrById(app.db, mr.id))!;
     await notifyRefChanges(app, info.project.id, moves, user.id);
-    await emitEvent(app, { kind: 'merge_request', projectId: info.project.id, info, mr: done, userId: user.id, action: 'merge' });
+    await emitEvent(app, { kind: 'merge_request', projectId: info.project.id, info, mr: done, previous: { row: mr }, userId: user.id, action: 'merge' });
     return done;
   } finally {
     if (!merged) await releaseLock(app, mr.id, token);

@@ -184,6 +184,33 @@ function loggedResponseHeaders(headers: Array<[string, string]>, variables: Reco
   return out;
 }
 
+/**
+ * GitLab's custom webhook template: each `{{a.b}}` replaced by that value of the payload as JSON
+ * (a string without its quotes, so it can sit inside one), the result parsed as the JSON to send.
+ */
+export function renderTemplate(template: string, payload: unknown): unknown {
+  let arrayTouched = false;
+  const rendered = template.replace(/{{(.+?)}}/g, (_whole, path: string) => {
+    let value: unknown = payload;
+    for (const key of path.split('.')) {
+      if (Array.isArray(value)) {
+        arrayTouched = true;
+        break;
+      }
+      value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : null;
+    }
+    const json = JSON.stringify(value ?? null);
+    return typeof value === 'string' ? json.slice(1, -1) : json;
+  });
+  const fail = (message: string) => new DeliveryError(`Error while parsing rendered custom webhook template: ${message}`);
+  if (arrayTouched) throw fail('You may be trying to access an array value, which is not supported.');
+  try {
+    return JSON.parse(rendered) as unknown;
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+}
+
 interface Running {
   controllers: Set<AbortController>;
   closed: boolean;
@@ -233,7 +260,7 @@ export async function executeHook(app: AppContext, row: HookRow, delivery: Deliv
     const filled = interpolateUrl(secrets.url, secrets.urlVariables);
     if ('missing' in filled) throw new DeliveryError(`Invalid URL template. Missing keys: ${JSON.stringify(filled.missing)}`);
     target = filled.url;
-    const body = Buffer.from(JSON.stringify(delivery.payload));
+    const body = Buffer.from(JSON.stringify(row.custom_webhook_template ? renderTemplate(row.custom_webhook_template, delivery.payload) : delivery.payload));
     if (body.length > REQUEST_BODY_LIMIT) throw new DeliveryError('The data is too large');
     let url: URL;
     try {

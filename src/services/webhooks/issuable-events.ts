@@ -36,7 +36,7 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
         const user = await userRef(app, e.userId);
         // The row as it is now (approvals do not change it; merges and updates pass a fresh one).
         const mr = (await findMrById(app.db, e.mr.id)) ?? e.mr;
-        return user ? mergeRequestPayload(app, { base, info, mr, user, action: e.action, ...(e.previous ? { previous: e.previous } : {}) }) : null;
+        return user ? mergeRequestPayload(app, { base, info, mr, user, action: e.action, ...(e.oldrev ? { oldrev: e.oldrev } : {}), ...(e.previous ? { previous: e.previous } : {}) }) : null;
       },
     });
   } else if (e.kind === 'note') {
@@ -44,8 +44,10 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
     await triggerHooks(app, e.projectId, {
       scope: e.note.internal === 1 ? 'confidential_note_hooks' : 'note_hooks',
       payload: async () => {
-        const [user, mr] = await Promise.all([userRef(app, e.userId), findMrById(app.db, e.note.noteable_id)]);
-        return user && mr ? notePayload(app, { base, info, mr, note: e.note, user, action: e.action }) : null;
+        const onMr = e.note.noteable_type === 'MergeRequest';
+        const [user, mr] = await Promise.all([userRef(app, e.userId), onMr ? findMrById(app.db, e.note.noteable_id) : null]);
+        if (!user || (onMr && !mr)) return null;
+        return notePayload(app, { base, info, mr: mr ?? null, note: e.note, user, action: e.action });
       },
     });
   } else {

@@ -123,7 +123,7 @@ async function mrContext(app: AppContext, base: string, info: ProjectInfo, mr: M
 }
 
 /** The attributes whose change an update reports (GitLab's safe_hook_attributes that Labwright keeps). */
-const CHANGED_ATTRIBUTES = ['title', 'description', 'draft', 'target_branch', 'milestone_id', 'time_estimate', 'discussion_locked', 'updated_at'] as const;
+const CHANGED_ATTRIBUTES = ['title', 'description', 'draft', 'target_branch', 'milestone_id', 'time_estimate', 'merge_status', 'updated_at'] as const;
 
 async function usersHookAttrs(app: AppContext, base: string, ids: number[]): Promise<Array<ReturnType<typeof userHookAttrs>>> {
   const users = await findUserRefsByIds(app.db, ids);
@@ -135,7 +135,7 @@ function sameList(a: number[], b: number[]): boolean {
 }
 
 /** `changes`: each attribute an update changed, as {previous, current}. */
-async function mrChanges(app: AppContext, ctx: MrContext, previous: { row: MrRow; associations: MrAssociations }, mr: MrRow): Promise<Record<string, unknown>> {
+async function mrChanges(app: AppContext, ctx: MrContext, previous: { row: MrRow; associations?: MrAssociations }, mr: MrRow): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const key of CHANGED_ATTRIBUTES) {
     const before = key === 'draft' ? previous.row.draft === 1 : previous.row[key];
@@ -143,19 +143,20 @@ async function mrChanges(app: AppContext, ctx: MrContext, previous: { row: MrRow
     if (before !== after) out[key] = { previous: before, current: after };
   }
   if (previous.row.state !== mr.state) out.state_id = { previous: STATE_IDS[previous.row.state] ?? 1, current: STATE_IDS[mr.state] ?? 1 };
+  const was = previous.associations;
+  // A merge or state change alone: the people and labels did not move.
+  if (!was) return out;
   const assignees = ctx.bundle.assignees.get(mr.id) ?? [];
   const reviewers = ctx.bundle.reviewers.get(mr.id) ?? [];
   const labels = (ctx.bundle.labels.get(mr.id) ?? []).map((l) => l.id);
-  if (!sameList(previous.associations.assigneeIds, assignees)) {
-    out.assignees = { previous: await usersHookAttrs(app, ctx.base, previous.associations.assigneeIds), current: await usersHookAttrs(app, ctx.base, assignees) };
+  if (!sameList(was.assigneeIds, assignees)) {
+    out.assignees = { previous: await usersHookAttrs(app, ctx.base, was.assigneeIds), current: await usersHookAttrs(app, ctx.base, assignees) };
   }
-  if (!sameList(previous.associations.reviewerIds, reviewers)) {
-    out.reviewers = { previous: await usersHookAttrs(app, ctx.base, previous.associations.reviewerIds), current: await usersHookAttrs(app, ctx.base, reviewers) };
+  if (!sameList(was.reviewerIds, reviewers)) {
+    out.reviewers = { previous: await usersHookAttrs(app, ctx.base, was.reviewerIds), current: await usersHookAttrs(app, ctx.base, reviewers) };
   }
-  if (!sameList([...previous.associations.labelIds].sort((a, b) => a - b), [...labels].sort((a, b) => a - b))) {
-    const old = previous.associations.labelIds.length
-      ? await app.db.selectFrom('labels').selectAll().where('id', 'in', previous.associations.labelIds).orderBy('title').execute()
-      : [];
+  if (!sameList([...was.labelIds].sort((a, b) => a - b), [...labels].sort((a, b) => a - b))) {
+    const old = was.labelIds.length ? await app.db.selectFrom('labels').selectAll().where('id', 'in', was.labelIds).orderBy('title').execute() : [];
     out.labels = { previous: old.map(labelHookAttrs), current: (ctx.bundle.labels.get(mr.id) ?? []).map(labelHookAttrs) };
   }
   return out;
@@ -167,7 +168,8 @@ export interface MrPayloadInput {
   mr: MrRow;
   user: UserRefRow;
   action?: MrAction;
-  previous?: { row: MrRow; associations: MrAssociations };
+  oldrev?: string;
+  previous?: { row: MrRow; associations?: MrAssociations };
 }
 
 /** A merge request event (`action` left out for the test payload, as GitLab's to_hook_data). */
@@ -175,6 +177,7 @@ export async function mergeRequestPayload(app: AppContext, p: MrPayloadInput): P
   const ctx = await mrContext(app, p.base, p.info, p.mr);
   const attrs = await mergeRequestAttrs(app, ctx, p.mr);
   if (p.action) attrs.action = p.action;
+  if (p.oldrev) attrs.oldrev = p.oldrev;
   const assignees = await usersHookAttrs(app, p.base, ctx.bundle.assignees.get(p.mr.id) ?? []);
   const reviewers = await usersHookAttrs(app, p.base, ctx.bundle.reviewers.get(p.mr.id) ?? []);
   return {
@@ -193,11 +196,21 @@ export async function mergeRequestPayload(app: AppContext, p: MrPayloadInput): P
 
 type NoteRow = Selectable<NotesTable>;
 
-/** A note event on a merge request. */
-export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown>> {
+/** A note event on a merge request (`mr`) or a commit (Gitlab::DataBuilder::Note: `merge_request` or `commit`). */
+export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow | null; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown> | null> {
   const n = p.note;
   const web = projectWebUrl(p.base, p.info);
-  const ctx = await mrContext(app, p.base, p.info, p.mr);
+  let noteable: Record<string, unknown>;
+  let url: string;
+  if (p.mr) {
+    noteable = { merge_request: await mergeRequestAttrs(app, await mrContext(app, p.base, p.info, p.mr), p.mr) };
+    url = `${web}/-/merge_requests/${p.mr.iid}#note_${n.id}`;
+  } else {
+    const commit = n.commit_id ? await repoFor(app, p.info.project.id).getCommit(n.commit_id).catch(() => null) : null;
+    if (!commit) return null;
+    noteable = { commit: commitHookAttrs(web, commit) };
+    url = `${web}/-/commit/${commit.id}#note_${n.id}`;
+  }
   return {
     object_kind: 'note',
     event_type: n.internal === 1 ? 'confidential_note' : 'note',
@@ -212,6 +225,7 @@ export async function notePayload(app: AppContext, p: { base: string; info: Proj
       created_at: n.created_at,
       discussion_id: n.discussion_id,
       id: n.id,
+      internal: n.internal === 1,
       line_code: n.line_code,
       note: n.body,
       noteable_id: n.noteable_id,
@@ -228,11 +242,11 @@ export async function notePayload(app: AppContext, p: { base: string; info: Proj
       updated_at: n.updated_at,
       updated_by_id: n.updated_by_id,
       description: n.body,
-      url: `${web}/-/merge_requests/${p.mr.iid}#note_${n.id}`,
+      url,
       ...(p.action ? { action: p.action } : {}),
     },
     repository: repositoryAttrs(p.base, p.info, 'issuable'),
-    merge_request: await mergeRequestAttrs(app, ctx, p.mr),
+    ...noteable,
   };
 }
 

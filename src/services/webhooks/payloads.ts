@@ -107,7 +107,8 @@ async function pushedCommits(repo: GitRepository, p: HookProject, change: RefCha
   const defaultBranch = p.project.default_branch;
   if (!defaultBranch || defaultBranch === branch) {
     const commits = await repo.listCommits({ ref: change.after, limit: NEW_DEFAULT_BRANCH_COMMITS });
-    return { commits: commits.slice(0, PUSH_COMMITS_LIMIT).reverse(), total: commits.length };
+    const total = commits.length < NEW_DEFAULT_BRANCH_COMMITS ? commits.length : await repo.countCommits(change.after);
+    return { commits: commits.slice(0, PUSH_COMMITS_LIMIT).reverse(), total };
   }
   // A new branch: the commits the default branch does not have.
   const defaultSha = await repo.branchSha(defaultBranch);
@@ -148,7 +149,7 @@ export async function pushPayload(ctx: PushContext, change: RefChange): Promise<
   } else {
     ({ commits, total } = await pushedCommits(ctx.repo, ctx.project, change));
   }
-  const files = tag ? null : await ctx.repo.changedFiles(commits.map((c) => c.id));
+  const files = await ctx.repo.changedFiles(commits.map((c) => c.id));
   const u = ctx.user;
   return {
     object_kind: tag ? 'tag_push' : 'push',
@@ -166,7 +167,7 @@ export async function pushPayload(ctx: PushContext, change: RefChange): Promise<
     user_avatar: u?.avatar_path ? `${ctx.base}/uploads/-/system/user/avatar/${u.id}/${u.avatar_path}` : null,
     project_id: ctx.project.project.id,
     project: projectHookAttrs(ctx.base, ctx.project),
-    commits: commits.map((c) => commitHookAttrs(web, c, files ? (files.get(c.id) ?? { added: [], modified: [], removed: [] }) : undefined)),
+    commits: commits.map((c) => commitHookAttrs(web, c, files.get(c.id) ?? { added: [], modified: [], removed: [] })),
     total_commits_count: total,
     push_options: ctx.pushOptions ?? {},
     repository: repositoryAttrs(ctx.base, ctx.project, 'push'),

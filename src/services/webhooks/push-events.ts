@@ -7,7 +7,8 @@ import { instanceBase } from '../../context.js';
 import { findUserRefsByIds } from '../../db/repositories/users.js';
 import type { RefChange } from '../../git/index.js';
 import { refMatcher } from '../../git/ref-matcher.js';
-import { repoFor } from '../merge-requests/git-ops.js';
+import { emitEvent, eventsWanted } from '../events.js';
+import { refreshMergeStatus, repoFor } from '../merge-requests/git-ops.js';
 import { loadProjectById } from '../projects/lookup.js';
 import { loadRefProtection } from '../repository/protected-refs.js';
 import { refChangeListeners } from '../repository/ref-hooks.js';
@@ -15,7 +16,7 @@ import { triggerHooks } from './dispatch.js';
 import { projectHooks, type HookRow } from './hooks.js';
 import { pushPayload, type PushContext } from './payloads.js';
 
-/** GitLab's push_event_hooks_limit: a push that moves more refs than this sends no push events. */
+/** GitLab's push_event_hooks_limit: more refs of one kind moved the same way in one push send no push events. */
 export const PUSH_EVENT_HOOKS_LIMIT = 3;
 
 const compiled = new Map<string, RE2 | null>();
@@ -42,8 +43,17 @@ export function branchFilterAccepts(row: Pick<HookRow, 'push_events_branch_filte
 }
 
 async function pushHooks(app: AppContext, projectId: number, changes: RefChange[], userId: number | null): Promise<void> {
-  const refs = changes.filter((c) => c.ref.startsWith('refs/heads/') || c.ref.startsWith('refs/tags/'));
-  if (refs.length === 0 || refs.length > PUSH_EVENT_HOOKS_LIMIT) return;
+  // GitLab's ProcessRefChangesService counts branches and tags, created, removed and updated,
+  // each apart: a group larger than the limit sends nothing, the others still do.
+  const groups = new Map<string, RefChange[]>();
+  for (const c of changes) {
+    const type = c.ref.startsWith('refs/heads/') ? 'branch' : c.ref.startsWith('refs/tags/') ? 'tag' : null;
+    if (!type) continue;
+    const key = `${type}:${c.before === null ? 'created' : c.after === null ? 'removed' : 'pushed'}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const refs = [...groups.values()].filter((g) => g.length <= PUSH_EVENT_HOOKS_LIMIT).flat();
+  if (refs.length === 0) return;
   // Most projects have no hooks: this is all a push costs them.
   if ((await projectHooks(app, projectId)).length === 0) return;
   let ctx: Promise<PushContext | null> | null = null;
@@ -74,10 +84,35 @@ async function pushHooks(app: AppContext, projectId: number, changes: RefChange[
   }
 }
 
+/**
+ * A push to the source branch of open merge requests updates them: GitLab's RefreshService sends
+ * each an `update` event with `oldrev` (none for a branch made anew), whatever the push limit.
+ */
+async function sourceBranchPushes(app: AppContext, projectId: number, changes: RefChange[], userId: number | null): Promise<void> {
+  if (userId === null) return;
+  const moved = changes.filter((c) => c.ref.startsWith('refs/heads/') && c.after !== null);
+  if (moved.length === 0 || !(await eventsWanted(app, projectId, 'merge_request'))) return;
+  const before = new Map(moved.map((c) => [c.ref.slice('refs/heads/'.length), c.before]));
+  const open = await app.db
+    .selectFrom('merge_requests')
+    .selectAll()
+    .where('source_project_id', '=', projectId)
+    .where('state', '=', 'opened')
+    .where('source_branch', 'in', [...before.keys()])
+    .orderBy('id')
+    .execute();
+  for (const row of open) {
+    // The merge request as the push left it (head, merge status), then the event.
+    const mr = await refreshMergeStatus(app, row);
+    const oldrev = before.get(row.source_branch);
+    await emitEvent(app, { kind: 'merge_request', projectId: row.project_id, mr, userId, action: 'update', ...(oldrev ? { oldrev } : {}) });
+  }
+}
+
 let registered = false;
 
 export function registerPushEvents(): void {
   if (registered) return;
   registered = true;
-  refChangeListeners.push(pushHooks);
+  refChangeListeners.push(pushHooks, sourceBranchPushes);
 }

@@ -10,7 +10,7 @@ import type { FoundProject } from '../projects/lookup.js';
 import { loadRefProtection } from '../repository/protected-refs.js';
 import type { HookScope } from './hooks.js';
 import { mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
-import { pushPayload, type PushContext } from './payloads.js';
+import { commitHookAttrs, projectWebUrl, pushPayload, type PushContext } from './payloads.js';
 
 export type TestData = { payload: unknown } | { error: string };
 
@@ -42,12 +42,17 @@ async function pushSample(app: AppContext, found: FoundProject, user: UserRow, t
     if (newest) return { payload: await pushPayload(ctx, { ref: `refs/tags/${newest.name}`, before: null, after: newest.sha }) };
     return { payload: await pushPayload(ctx, { ref: 'refs/tags/v1.0.0', before: null, after: head }) };
   }
-  // The default branch's last three commits (GitLab's build_sample); an empty repository sends a
-  // push without commits rather than failing.
+  // GitLab's build_sample: the default branch's last three commits, newest first, `before` the
+  // oldest of them. GITLAB-COMPAT: an empty repository sends a push without commits (GitLab sends
+  // a fixed sample of made-up commits).
   if (!head) return { payload: await pushPayload(ctx, { ref: `refs/heads/${branch}`, before: null, after: null }).then((p) => ({ ...p, after: ZERO_SHA })) };
-  const last = await repo.listCommits({ ref: head, limit: 4 });
-  const before = last.length === 4 ? last[3]!.id : null;
-  return { payload: await pushPayload(ctx, { ref: `refs/heads/${branch}`, before, after: head }) };
+  const last = await repo.listCommits({ ref: head, limit: 3 });
+  const payload = await pushPayload(ctx, { ref: `refs/heads/${branch}`, before: last[last.length - 1]!.id, after: head });
+  const files = await repo.changedFiles(last.map((c) => c.id));
+  const web = projectWebUrl(ctx.base, found);
+  payload.commits = last.map((c) => commitHookAttrs(web, c, files.get(c.id) ?? { added: [], modified: [], removed: [] }));
+  payload.total_commits_count = last.length;
+  return { payload };
 }
 
 export async function testPayload(app: AppContext, found: FoundProject, user: UserRow, scope: HookScope): Promise<TestData> {
@@ -62,13 +67,14 @@ export async function testPayload(app: AppContext, found: FoundProject, user: Us
     case 'merge_request_hooks': {
       const mr = await app.db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
       if (!mr) return { error: 'Ensure the project has merge requests.' };
-      return { payload: await mergeRequestPayload(app, { base, info: found, mr, user: me }) };
+      return { payload: await mergeRequestPayload(app, { base, info: found, mr, user: me, action: 'open' }) };
     }
     case 'note_hooks': {
-      const note = await app.db.selectFrom('notes').selectAll().where('project_id', '=', projectId).where('system', '=', 0).where('internal', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
-      const mr = note ? await app.db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : undefined;
-      if (!note || !mr) return { error: 'Ensure the project has notes.' };
-      return { payload: await notePayload(app, { base, info: found, mr, note, user: me }) };
+      const note = await app.db.selectFrom('notes').selectAll().where('project_id', '=', projectId).where('system', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const mr = note?.noteable_type === 'MergeRequest' ? await app.db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : null;
+      const payload = note ? await notePayload(app, { base, info: found, mr: mr ?? null, note, user: me, action: 'create' }) : null;
+      if (!payload) return { error: 'Ensure the project has notes.' };
+      return { payload };
     }
     case 'release_hooks': {
       const release = await app.db.selectFrom('releases').selectAll().where('project_id', '=', projectId).orderBy('released_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();

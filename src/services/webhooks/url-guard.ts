@@ -115,11 +115,15 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 export function guardedLookup(allowLocal: boolean) {
   return function lookup(host: string, options: { all?: boolean }, callback: LookupCallback): void {
     dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => {
-      if (err) return callback(err, options.all ? [] : '', 0);
+      if (err) {
+        // GitLab's words for a name that does not resolve.
+        const e = Object.assign(new BlockedUrlError('URL is blocked: Host cannot be resolved or invalid'), { code: err.code ?? 'ENOTFOUND' });
+        return callback(e, options.all ? [] : '', 0);
+      }
       const usable = allowLocal ? addresses : addresses.filter((a) => blockedAddressReason(a.address) === null);
       if (usable.length === 0) {
         const reason = addresses.length ? blockedAddressReason(addresses[0]!.address) : 'Host cannot be resolved or invalid';
-        const e = Object.assign(new BlockedUrlError(reason ?? 'Host cannot be resolved or invalid'), { code: 'EBLOCKED' });
+        const e = Object.assign(new BlockedUrlError(`URL is blocked: ${reason ?? 'Host cannot be resolved or invalid'}`), { code: 'EBLOCKED' });
         return callback(e, options.all ? [] : '', 0);
       }
       if (options.all) return callback(null, usable);

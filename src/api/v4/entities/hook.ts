@@ -4,28 +4,32 @@
 import type { AppContext } from '../../../context.js';
 import type { Selectable } from 'kysely';
 import type { WebHookLogsTable } from '../../../db/tables/web-hooks.js';
-import { alertStatus, flagsOf, hookSecrets, type HookRow } from '../../../services/webhooks/hooks.js';
+import { alertStatus, flagsOf, hookSecrets, type HookRow, type HookSecrets } from '../../../services/webhooks/hooks.js';
 
 function keysOf(map: Record<string, string>) {
   return Object.keys(map).map((key) => ({ key }));
 }
 
-/** The secrets' keys; none when they cannot be read (the instance secret changed): the hook still shows. */
-function readableSecrets(app: AppContext, row: HookRow) {
+/**
+ * The URL as saved (`{name}` placeholders, credentials included: GitLab shows it so, and clients
+ * send it back on every edit), and the secrets' keys; when they cannot be read (the instance
+ * secret changed) the masked URL and no keys: the hook still shows.
+ */
+function readableSecrets(app: AppContext, row: HookRow): Pick<HookSecrets, 'url' | 'urlVariables' | 'customHeaders'> {
   try {
     return hookSecrets(app, row);
   } catch {
-    return { urlVariables: {}, customHeaders: {} };
+    return { url: row.masked_url, urlVariables: {}, customHeaders: {} };
   }
 }
 
 /** `detail`: the single-hook view, with url_variables and custom_headers (the list leaves them out). */
 export function presentProjectHook(app: AppContext, row: HookRow, detail: boolean): Record<string, unknown> {
   const flags = flagsOf(row);
-  const secrets = detail ? readableSecrets(app, row) : null;
+  const secrets = readableSecrets(app, row);
   return {
     id: row.id,
-    url: row.masked_url,
+    url: secrets.url,
     name: row.name,
     description: row.description,
     created_at: row.created_at,
@@ -36,11 +40,11 @@ export function presentProjectHook(app: AppContext, row: HookRow, detail: boolea
     enable_ssl_verification: row.enable_ssl_verification === 1,
     alert_status: alertStatus(app, row),
     disabled_until: app.config.webhooks.autoDisable ? row.disabled_until : null,
-    ...(secrets ? { url_variables: keysOf(secrets.urlVariables) } : {}),
+    ...(detail ? { url_variables: keysOf(secrets.urlVariables) } : {}),
     push_events_branch_filter: row.push_events_branch_filter,
     branch_filter_strategy: row.branch_filter_strategy,
     custom_webhook_template: row.custom_webhook_template,
-    ...(secrets ? { custom_headers: keysOf(secrets.customHeaders) } : {}),
+    ...(detail ? { custom_headers: keysOf(secrets.customHeaders) } : {}),
     project_id: row.project_id,
     issues_events: flags.issues_events,
     confidential_issues_events: flags.confidential_issues_events,

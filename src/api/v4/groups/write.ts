@@ -1,8 +1,8 @@
 // Creating, updating and deleting groups: POST /groups, PUT /groups/:id, DELETE /groups/:id.
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, notFound, preconditionFailed, validationError } from '../../../http/errors.js';
+import { apiError, forbidden, notFound, validationError } from '../../../http/errors.js';
 import { recordAudit } from '../../../services/audit.js';
-import { route, type Ctx } from '../../../http/route.js';
+import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { readAiSettings } from '../../../services/groups/ai-settings.js';
 import { checkAvatar, removeAvatar, storeAvatar, uploadedFile } from '../../../services/groups/avatar.js';
@@ -102,12 +102,7 @@ async function updateGroupRoute(c: Ctx) {
 async function deleteGroupRoute(c: Ctx) {
   const user = c.requireUser();
   const { group } = await findGroup(c, c.params.raw.id, { minAccess: AccessLevel.OWNER });
-  // If-Unmodified-Since: refuse when the group changed after the given time.
-  const since = c.req.headers['if-unmodified-since'];
-  if (typeof since === 'string') {
-    const t = Date.parse(since);
-    if (!Number.isNaN(t) && Date.parse(group.updated_at) > t + 999) throw preconditionFailed();
-  }
+  refuseIfModifiedSince(c, group.updated_at);
   await deleteGroup(c.app, user, group, c.req.ip);
   await removeAvatar(c.app, group.id);
   c.status(202);

@@ -2,11 +2,11 @@
 // deliveries, the delivery log (events), resending a logged delivery, and URL variables and custom
 // headers one key at a time. Maintainers and administrators only, reads included.
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, paramError } from '../../../http/errors.js';
 import { FixedWindows } from '../../../http/fixed-window.js';
 import { paginateArray, paginateOffset } from '../../../http/pagination.js';
 import type { ParamHash } from '../../../http/params.js';
-import { route, type Ctx } from '../../../http/route.js';
+import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
@@ -47,15 +47,22 @@ const TEST_TRIGGERS = HOOK_FLAGS;
 /** read_web_hook / admin_web_hook: Maintainers and up. */
 async function maintainer(c: Ctx): Promise<FoundProject> {
   c.requireUser();
+  // Grape validates the parameters before the endpoint runs.
+  if (c.params.has('hook_id')) hookIdParam(c);
   const found = await findProject(c, pathParam(c, 'id'));
   if (found.access < AccessLevel.MAINTAINER && !c.user!.is_admin) throw forbidden();
   return found;
 }
 
-async function hookOf(c: Ctx, found: FoundProject): Promise<HookRow> {
+/** `hook_id` is an Integer parameter (Grape's 400), checked before the project is looked up. */
+function hookIdParam(c: Ctx): number {
   const raw = pathParam(c, 'hook_id');
-  if (!/^\d+$/.test(raw)) throw notFound();
-  const row = await findHook(c.app.db, found.project.id, dbId(Number(raw)));
+  if (!/^\d+$/.test(raw)) throw paramError('hook_id is invalid');
+  return dbId(Number(raw));
+}
+
+async function hookOf(c: Ctx, found: FoundProject): Promise<HookRow> {
+  const row = await findHook(c.app.db, found.project.id, hookIdParam(c));
   if (!row) throw apiError(404, '404 Not found');
   return row;
 }
@@ -147,17 +154,19 @@ async function editHook(c: Ctx) {
 // DELETE /projects/:id/hooks/:hook_id
 async function removeHook(c: Ctx) {
   const found = await maintainer(c);
-  await deleteHook(c.app, await hookOf(c, found));
+  const row = await hookOf(c, found);
+  refuseIfModifiedSince(c, row.updated_at);
+  await deleteHook(c.app, row);
   c.status(204);
   return undefined;
 }
 
 // POST /projects/:id/hooks/:hook_id/test/:trigger
 async function testHook(c: Ctx) {
-  const found = await maintainer(c);
-  const row = await hookOf(c, found);
   const trigger = pathParam(c, 'trigger');
   if (!(TEST_TRIGGERS as readonly string[]).includes(trigger)) throw paramError('trigger does not have a valid value');
+  const found = await maintainer(c);
+  const row = await hookOf(c, found);
   limiter(c, 'test').hit(`${found.project.id}:${c.user!.id}`, TEST_LIMIT);
   const scope = scopeOfFlag(trigger as HookFlag);
   const data = await testPayload(c.app, found, c.user!, scope);

@@ -1,7 +1,7 @@
 // One merge request: create, read, update, delete (spec §4.2, §4.6–§4.8).
 import type { FastifyInstance } from 'fastify';
-import { route } from '../../../http/route.js';
-import { forbidden, preconditionFailed } from '../../../http/errors.js';
+import { refuseIfModifiedSince, route } from '../../../http/route.js';
+import { forbidden } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
 import { mergeStatusStillFresh, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { checkSpam } from '../../../services/merge-requests/spam.js';
@@ -68,11 +68,7 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     c.requireUser();
     const p = await mrFromPath(c, { write: true });
     if (p.access < AccessLevel.OWNER && !c.user?.is_admin) throw forbidden();
-    const since = c.req.headers['if-unmodified-since'];
-    if (typeof since === 'string') {
-      const t = Date.parse(since);
-      if (!Number.isNaN(t) && Math.floor(Date.parse(p.mr.updated_at) / 1000) > Math.floor(t / 1000)) throw preconditionFailed();
-    }
+    refuseIfModifiedSince(c, p.mr.updated_at);
     await deleteMergeRequest(c.app, p.mr);
     return undefined;
   });

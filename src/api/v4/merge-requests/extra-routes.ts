@@ -105,8 +105,9 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     const exists = await c.app.db.selectFrom('merge_request_approvals').select('id').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
     if (exists) throw unauthorized();
     await c.app.db.insertInto('merge_request_approvals').values({ merge_request_id: p.mr.id, user_id: user.id, created_at: nowIso() }).onConflict((oc) => oc.doNothing()).execute();
-    // One approval makes a merge request approved (no approval rules on this tier).
-    for (const action of ['approval', 'approved'] as const) await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action });
+    // One approval makes a merge request approved (no approval rules on this tier): GitLab's free
+    // edition sends `approved` for each approval and `unapproved` for each removal.
+    await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'approved' });
     return presentApprovals(c, p.mr);
   });
 
@@ -116,9 +117,7 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     const p = await mrFromPath(c, { write: true });
     const res = await c.app.db.deleteFrom('merge_request_approvals').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw notFound();
-    await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'unapproval' });
-    const left = await c.app.db.selectFrom('merge_request_approvals').select('id').where('merge_request_id', '=', p.mr.id).limit(1).executeTakeFirst();
-    if (!left) await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'unapproved' });
+    await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'unapproved' });
     return presentApprovals(c, p.mr);
   });
 

@@ -132,7 +132,8 @@ async function deleteMergedBranches(c: Ctx) {
       if (!isGitError(err, 'cas_failed') && !isGitError(err, 'not_found')) throw err;
     }
   }
-  await notifyRefChanges(c.app, pr.project.id, changes, c.user?.id ?? null);
+  // Each deletion is a change of its own, as GitLab deletes them one by one (a push event each).
+  for (const change of changes) await notifyRefChanges(c.app, pr.project.id, [change], c.user?.id ?? null);
   c.status(202);
   return { message: '202 Accepted' };
 }

@@ -1,6 +1,7 @@
 // Comments on commits (GitLab's GET/POST /projects/:id/repository/commits/:sha/comments and
 // Entities::CommitNote). They are notes of noteable type 'Commit', found by project and commit; one
 // on a line of the commit's diff (path, line, line_type) is GitLab's LegacyDiffNote.
+import { emitEvent } from '../../../services/events.js';
 import type { FastifyInstance } from 'fastify';
 import { apiError, forbidden, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
@@ -88,7 +89,9 @@ async function createComment(c: Ctx) {
     updated_at: now,
   };
   const { id } = await c.app.db.insertInto('notes').values(row).returning('id').executeTakeFirstOrThrow();
-  return presentCommitNote(Object.assign(row, { id: Number(id) }), new Map([[user.id, user]]), c.base);
+  const note = Object.assign(row, { id: Number(id) });
+  await emitEvent(c.app, { kind: 'note', projectId: pr.project.id, note, userId: user.id, action: 'create' });
+  return presentCommitNote(note, new Map([[user.id, user]]), c.base);
 }
 
 export function registerCommitCommentRoutes(app: FastifyInstance): void {

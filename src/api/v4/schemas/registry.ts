@@ -9,6 +9,7 @@
 // test/fuzz/schema-registry.test.ts fails for any route the app registers without one.
 import type { TSchema } from '@sinclair/typebox';
 import { Arr, Bool, Message, Str, ifHas, obj } from './common.js';
+import { ProjectHook, RetryWebhookEvent, WebHookLog } from './hooks.js';
 import { Group, GroupDetail, GroupLocation, CustomAttribute } from './groups.js';
 import {
   AwardEmoji,
@@ -237,6 +238,18 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'POST /projects/:id/repository/commits/:sha/comments': json(CommitNote),
   'GET /projects/:id/repository/contributors': list(Contributor),
   // protected-refs/routes.ts
+  'GET /projects/:id/hooks': list(ProjectHook),
+  'POST /projects/:id/hooks': json(ProjectHook),
+  'GET /projects/:id/hooks/:hook_id': json(ProjectHook),
+  'PUT /projects/:id/hooks/:hook_id': json(ProjectHook),
+  'DELETE /projects/:id/hooks/:hook_id': empty,
+  'POST /projects/:id/hooks/:hook_id/test/:trigger': json(Message),
+  'GET /projects/:id/hooks/:hook_id/events': list(WebHookLog),
+  'POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend': json(RetryWebhookEvent),
+  'PUT /projects/:id/hooks/:hook_id/url_variables/:key': empty,
+  'DELETE /projects/:id/hooks/:hook_id/url_variables/:key': empty,
+  'PUT /projects/:id/hooks/:hook_id/custom_headers/:key': empty,
+  'DELETE /projects/:id/hooks/:hook_id/custom_headers/:key': empty,
   'GET /projects/:id/protected_branches': list(ProtectedBranch),
   'POST /projects/:id/protected_branches': json(ProtectedBranch),
   'GET /projects/:id/protected_branches/:name': json(ProtectedBranch),
