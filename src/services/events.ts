@@ -45,7 +45,15 @@ export interface ReleaseEvent {
   action: 'create' | 'update' | 'delete';
 }
 
-export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent;
+export interface EmojiEvent {
+  kind: 'emoji';
+  projectId: number;
+  award: { id: number; name: string; user_id: number; awardable_type: string; awardable_id: number; created_at: string; updated_at: string };
+  userId: number;
+  action: 'award' | 'revoke';
+}
+
+export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent | EmojiEvent;
 
 export interface EventListener {
   wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean>;

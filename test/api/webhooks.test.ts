@@ -476,6 +476,25 @@ describe('merge request, note and release events', () => {
     await removeAllHooks();
   });
 
+  it('sends emoji events for awards on merge requests and their notes (award, revoke)', async () => {
+    await commit('emoji-src', 'e.txt', { start_branch: 'main' });
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: owner.token, json: { source_branch: 'emoji-src', target_branch: 'main', title: 'Liked' } });
+    const note = await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'like me' } });
+    const h = await addHook({ emoji_events: true, push_events: false });
+    const award = await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/award_emoji`, { token: dev.token, json: { name: 'thumbsup' } });
+    expect(award.status).toBe(201);
+    await s.request('DELETE', `/projects/${pid}/merge_requests/${mr.body.iid}/award_emoji/${award.body.id}`, { token: dev.token });
+    expect((await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes/${note.body.id}/award_emoji`, { token: dev.token, json: { name: 'tada' } })).status).toBe(201);
+    await settled();
+    const emoji = events('Emoji Hook').map((e) => e.body);
+    expect(emoji.map((e) => [e.event_type, e.object_attributes.name, e.object_attributes.awardable_type])).toEqual([['award', 'thumbsup', 'MergeRequest'], ['revoke', 'thumbsup', 'MergeRequest'], ['award', 'tada', 'Note']]);
+    expect(Object.keys(emoji[0])).toEqual(['object_kind', 'event_type', 'user', 'project_id', 'project', 'object_attributes', 'merge_request']);
+    expect(emoji[0]).toMatchObject({ object_kind: 'emoji', user: { username: 'hookdev' }, object_attributes: { awarded_on_url: `${s.url}/hookowner/hooked/-/merge_requests/${mr.body.iid}` }, merge_request: { iid: mr.body.iid } });
+    expect(emoji[2].note).toMatchObject({ id: note.body.id, note: 'like me' });
+    expect(emoji[2].object_attributes.awarded_on_url).toBe(`${s.url}/hookowner/hooked/-/merge_requests/${mr.body.iid}#note_${note.body.id}`);
+    expect((await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/emoji_events`, { token: s.rootToken })).status).toBe(201);
+  });
+
   it('sends release events (create, update, delete)', async () => {
     await addHook({ releases_events: true, push_events: false });
     expect((await s.request('POST', `/projects/${pid}/releases`, { token: owner.token, json: { tag_name: 'v1.0-rel', ref: 'main', name: 'One', assets: { links: [{ name: 'docs', url: 'https://example.com/docs' }] } } })).status).toBe(201);

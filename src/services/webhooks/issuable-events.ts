@@ -7,12 +7,13 @@ import { findMrById, type ProjectInfo } from '../merge-requests/rows.js';
 import { loadProjectById } from '../projects/lookup.js';
 import { triggerHooks } from './dispatch.js';
 import { flagsOf, projectHooks, type HookFlag } from './hooks.js';
-import { mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
+import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 
 const FLAGS: Record<DomainEvent['kind'], HookFlag[]> = {
   merge_request: ['merge_requests_events'],
   note: ['note_events', 'confidential_note_events'],
   release: ['releases_events'],
+  emoji: ['emoji_events'],
 };
 
 async function wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean> {
@@ -50,8 +51,20 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
         return notePayload(app, { base, info, mr: mr ?? null, note: e.note, user, action: e.action });
       },
     });
-  } else {
+  } else if (e.kind === 'release') {
     await triggerHooks(app, e.projectId, { scope: 'release_hooks', payload: () => releasePayload(app, { base, info, release: e.release, action: e.action }) });
+  } else {
+    await triggerHooks(app, e.projectId, {
+      scope: 'emoji_hooks',
+      payload: async () => {
+        const onNote = e.award.awardable_type === 'Note';
+        const note = onNote ? await app.db.selectFrom('notes').selectAll().where('id', '=', e.award.awardable_id).executeTakeFirst() : null;
+        const mrId = onNote ? (note?.noteable_type === 'MergeRequest' ? note.noteable_id : null) : e.award.awardable_id;
+        const [user, mr] = await Promise.all([userRef(app, e.userId), mrId === null ? null : findMrById(app.db, mrId)]);
+        if (!user || !mr || (onNote && !note)) return null;
+        return emojiPayload(app, { base, info, award: e.award, user, action: e.action, mr, note: note ?? null });
+      },
+    });
   }
 }
 

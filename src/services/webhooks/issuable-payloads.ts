@@ -277,3 +277,48 @@ export async function releasePayload(app: AppContext, p: { base: string; info: P
   };
 }
 
+export interface AwardAttrs {
+  id: number;
+  name: string;
+  user_id: number;
+  awardable_type: string;
+  awardable_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * An emoji event (Gitlab::DataBuilder::Emoji): the award, the URL of what it was given to, and the
+ * merge request (with the note, for an award on a note).
+ */
+export async function emojiPayload(
+  app: AppContext,
+  p: { base: string; info: ProjectInfo; award: AwardAttrs; user: UserRefRow; action: 'award' | 'revoke'; mr: MrRow; note: NoteRow | null },
+): Promise<Record<string, unknown>> {
+  const web = projectWebUrl(p.base, p.info);
+  const mrUrl = `${web}/-/merge_requests/${p.mr.iid}`;
+  const a = p.award;
+  const out: Record<string, unknown> = {
+    object_kind: 'emoji',
+    event_type: p.action,
+    user: userHookAttrs(p.base, p.user),
+    project_id: p.info.project.id,
+    project: projectHookAttrs(p.base, p.info),
+    object_attributes: {
+      user_id: a.user_id,
+      created_at: a.created_at,
+      id: a.id,
+      name: a.name,
+      awardable_type: a.awardable_type,
+      awardable_id: a.awardable_id,
+      updated_at: a.updated_at,
+      awarded_on_url: p.note ? `${mrUrl}#note_${p.note.id}` : mrUrl,
+    },
+  };
+  if (p.note) {
+    const note = await notePayload(app, { base: p.base, info: p.info, mr: p.mr, note: p.note, user: p.user });
+    out.note = (note?.object_attributes as Record<string, unknown> | undefined) ?? null;
+  }
+  out.merge_request = await mergeRequestAttrs(app, await mrContext(app, p.base, p.info, p.mr), p.mr);
+  return out;
+}

@@ -9,7 +9,7 @@ import { repoFor } from '../merge-requests/git-ops.js';
 import type { FoundProject } from '../projects/lookup.js';
 import { loadRefProtection } from '../repository/protected-refs.js';
 import type { HookScope } from './hooks.js';
-import { mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
+import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 import { commitHookAttrs, projectWebUrl, pushPayload, type PushContext } from './payloads.js';
 
 export type TestData = { payload: unknown } | { error: string };
@@ -75,6 +75,15 @@ export async function testPayload(app: AppContext, found: FoundProject, user: Us
       const payload = note ? await notePayload(app, { base, info: found, mr: mr ?? null, note, user: me, action: 'create' }) : null;
       if (!payload) return { error: 'Ensure the project has notes.' };
       return { payload };
+    }
+    case 'emoji_hooks': {
+      // GitLab's sample: a thumbs-up, not saved, on the newest note.
+      const note = await app.db.selectFrom('notes').selectAll().where('project_id', '=', projectId).where('system', '=', 0).where('noteable_type', '=', 'MergeRequest').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const mr = note ? await app.db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : undefined;
+      if (!note || !mr) return { error: 'Ensure the project has notes.' };
+      const now = new Date().toISOString();
+      const award = { id: 1, name: 'thumbsup', user_id: user.id, awardable_type: 'Note', awardable_id: note.id, created_at: now, updated_at: now };
+      return { payload: await emojiPayload(app, { base, info: found, award, user: me, action: 'award', mr, note }) };
     }
     case 'release_hooks': {
       const release = await app.db.selectFrom('releases').selectAll().where('project_id', '=', projectId).orderBy('released_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();

@@ -5,11 +5,12 @@ import { paginateOffset } from '../../../http/pagination.js';
 import { findUserRefsByIds, type UserRefRow, type UserRow } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
 import { pathId } from '../../../services/merge-requests/rows.js';
+import { emitEvent } from '../../../services/events.js';
 import { presentUserBasic } from '../entities/user.js';
 
-export type Awardable = { type: 'MergeRequest' | 'Note'; id: number };
+export type Awardable = { type: 'MergeRequest' | 'Note'; id: number; projectId: number };
 
-interface AwardRow {
+export interface AwardRow {
   id: number;
   name: string;
   user_id: number;
@@ -69,7 +70,9 @@ export async function addAward(c: Ctx, user: UserRow, on: Awardable, name: strin
   const row = { awardable_type: on.type, awardable_id: on.id, user_id: user.id, name, created_at: now, updated_at: now };
   const ins = await c.app.db.insertInto('award_emoji').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
   if (!ins) throw validationError({ name: ['has already been taken'] });
-  return presentAward(Object.assign({}, row, { id: Number(ins.id) }), new Map([[user.id, user]]), c.base);
+  const award = Object.assign({}, row, { id: Number(ins.id) });
+  await emitEvent(c.app, { kind: 'emoji', projectId: on.projectId, award, userId: user.id, action: 'award' });
+  return presentAward(award, new Map([[user.id, user]]), c.base);
 }
 
 /** Only the user who gave an award (or an administrator) takes it back; anyone else is GitLab's 401. */
@@ -77,4 +80,5 @@ export async function removeAward(c: Ctx, user: UserRow, on: Awardable): Promise
   const row = await findAward(c, on);
   if (row.user_id !== user.id && !user.is_admin) throw unauthorized();
   await c.app.db.deleteFrom('award_emoji').where('id', '=', row.id).execute();
+  await emitEvent(c.app, { kind: 'emoji', projectId: on.projectId, award: row, userId: user.id, action: 'revoke' });
 }

@@ -124,25 +124,25 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
   // GET/POST /projects/:id/merge_requests/:merge_request_iid/award_emoji, GET/DELETE …/award_emoji/:award_id
   route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function listMrAwards(c) {
     const p = await mrFromPath(c);
-    return listAwards(c, { type: 'MergeRequest', id: p.mr.id });
+    return listAwards(c, { type: 'MergeRequest', id: p.mr.id, projectId: p.mr.project_id });
   });
   route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id', async function showMrAward(c) {
     const p = await mrFromPath(c);
-    return showAward(c, { type: 'MergeRequest', id: p.mr.id });
+    return showAward(c, { type: 'MergeRequest', id: p.mr.id, projectId: p.mr.project_id });
   });
   route(app, 'POST', '/projects/:id/merge_requests/:merge_request_iid/award_emoji', async function awardMr(c) {
     const user = c.requireUser();
     const p = await mrFromPath(c, { write: true });
     // award_emoji: never on an archived project; on a locked discussion only for members (GitLab's 404).
     if (p.info.project.archived || (p.mr.discussion_locked === 1 && p.access < AccessLevel.GUEST && !user.is_admin)) throw notFound('Award Emoji');
-    const out = await addAward(c, user, { type: 'MergeRequest', id: p.mr.id }, awardName(c));
+    const out = await addAward(c, user, { type: 'MergeRequest', id: p.mr.id, projectId: p.mr.project_id }, awardName(c));
     await recountVotes(c, p.mr.id);
     return out;
   });
   route(app, 'DELETE', '/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id', async function unawardMr(c) {
     const user = c.requireUser();
     const p = await mrFromPath(c, { write: true });
-    await removeAward(c, user, { type: 'MergeRequest', id: p.mr.id });
+    await removeAward(c, user, { type: 'MergeRequest', id: p.mr.id, projectId: p.mr.project_id });
     await recountVotes(c, p.mr.id);
     return undefined;
   });

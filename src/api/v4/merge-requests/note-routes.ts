@@ -314,7 +314,7 @@ async function awardableNote(c: Ctx, opts: { write?: boolean } = {}) {
   const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR).executeTakeFirst();
   if (!note) throw notFound();
   if ((note.internal === 1 && !readsInternal(c, s)) || (opts.write && !mayWrite(c, s))) throw notFound('Award Emoji');
-  return { type: 'Note' as const, id: note.id };
+  return { type: 'Note' as const, id: note.id, projectId: note.project_id };
 }
 
 export function registerMergeRequestNoteRoutes(app: FastifyInstance): void {
