@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { ANONYMOUS, authenticate, type Auth } from './auth.js';
 import { ApiError, forbidden, preconditionFailed, unauthorized } from './errors.js';
+import { withEventChain } from './event-chain.js';
 import { mergeParams, Params } from './params.js';
 import type { CachedResponse, ResponseCache } from './response-cache.js';
 
@@ -210,7 +211,7 @@ export function route(
           state.headers = [];
         }
       }
-      if (!responses || era === null || key === '') return respond(reply, method, state, null, await handler(ctx));
+      if (!responses || era === null || key === '') return respond(reply, method, state, null, await withEventChain(req, () => handler(ctx)));
       const land = responses.takeOff(key, era);
       state.land = land;
       let made: CachedResponse | null = null;

@@ -513,6 +513,23 @@ describe('merge request, note and release events', () => {
     await removeAllHooks();
   });
 
+  it('blocks a hook from running again in its own event chain (a receiver that writes back with X-Gitlab-Event-UUID)', async () => {
+    await addHook({ note_events: true, push_events: false });
+    await commit('chain-src', 'chain.txt', { start_branch: 'main' });
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: owner.token, json: { source_branch: 'chain-src', target_branch: 'main', title: 'Chained' } });
+    await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'first' } });
+    await settled();
+    const uuid = events('Note Hook')[0]!.headers['x-gitlab-event-uuid'] as string;
+    // The bot answers the note with a note of its own, passing the header on: no second delivery.
+    await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'bot reply' }, headers: { 'X-Gitlab-Event-UUID': uuid } });
+    await settled();
+    expect(events('Note Hook')).toHaveLength(1);
+    // Without the header it is a new event.
+    await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'human reply' } });
+    await settled();
+    expect(events('Note Hook').map((e) => e.body.object_attributes.note)).toEqual(['first', 'human reply']);
+  });
+
   it('sends nothing for events a hook did not ask for', async () => {
     await addHook({ push_events: false });
     await commit('main', 'quiet.txt');

@@ -5,6 +5,7 @@
 // (GitLab's is Sidekiq's, in Redis): deliveries still queued when the process stops are not sent.
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { currentEventChain } from '../../http/event-chain.js';
 import { executeHook, type Delivery } from './deliver.js';
 import { alertStatus, hooksFor, type HookRow, type HookScope } from './hooks.js';
 
@@ -46,6 +47,23 @@ export function deliveriesSettled(app: AppContext): Promise<void> {
   return new Promise((resolve) => q.idle.push(resolve));
 }
 
+/** Hooks run per event chain, kept an hour (GitLab keeps its chains in Redis for as long). */
+const chains = new Map<string, { hooks: Set<number>; at: number }>();
+const CHAIN_TTL_MS = 3_600_000;
+const MAX_CHAIN_HOOKS = 100;
+
+function chainAllows(uuid: string, hookId: number, now = Date.now()): boolean {
+  let entry = chains.get(uuid);
+  if (!entry || now - entry.at > CHAIN_TTL_MS) {
+    if (chains.size >= 10_000) for (const [k, v] of chains) if (now - v.at > CHAIN_TTL_MS || chains.size >= 10_000) chains.delete(k);
+    entry = { hooks: new Set(), at: now };
+    chains.set(uuid, entry);
+  }
+  if (entry.hooks.has(hookId) || entry.hooks.size >= MAX_CHAIN_HOOKS) return false;
+  entry.hooks.add(hookId);
+  return true;
+}
+
 export interface HookEvent {
   scope: HookScope;
   /** Further choice among the hooks (push events: the branch filter). */
@@ -64,8 +82,14 @@ export async function triggerHooks(app: AppContext, projectId: number, event: Ho
     const payload = await event.payload();
     if (payload === null || payload === undefined) return;
     const q = queueOf(app);
-    const eventUuid = randomUUID();
+    // A request that came from a webhook continues its chain; a hook that already ran in the chain
+    // (or a chain that reached 100 deliveries) is not run again: GitLab's recursion detection.
+    const eventUuid = currentEventChain() ?? randomUUID();
     for (const row of rows) {
+      if (!chainAllows(eventUuid, row.id)) {
+        app.log.warn({ hookId: row.id, scope: event.scope }, 'Recursive webhook blocked from executing');
+        continue;
+      }
       if (q.waiting.length >= MAX_QUEUED) {
         app.log.warn({ hookId: row.id, scope: event.scope }, 'webhook queue full: delivery dropped');
         continue;
