@@ -24,7 +24,11 @@ export interface BuildOptions {
   logger?: boolean | object;
 }
 
-const SECRET_PARAMS = new Set(['private_token', 'access_token', 'token', 'client_secret', 'code', 'refresh_token', 'device_code', 'password']);
+const SECRET_PARAMS = new Set([
+  'private_token', 'access_token', 'token', 'client_secret', 'code', 'refresh_token', 'device_code', 'password',
+  // webhooks: a hook's URL, its variables' and headers' values
+  'url', 'value', 'url_variables', 'custom_headers',
+]);
 
 function decodedKey(rawKey: string): string {
   try {
@@ -38,13 +42,22 @@ function decodedKey(rawKey: string): string {
  * Request log lines never carry secrets from the query string. Names are compared decoded, since
  * `private%5Ftoken=` authenticates exactly like `private_token=`.
  */
+/** A secret's parameter, also nested (`url_variables[0][value]`: by its name or its last key). */
+function secretKey(key: string): boolean {
+  if (SECRET_PARAMS.has(key)) return true;
+  const open = key.indexOf('[');
+  if (open < 0) return false;
+  const last = /\[([^\]]*)\]$/.exec(key)?.[1];
+  return SECRET_PARAMS.has(key.slice(0, open)) || (last !== undefined && SECRET_PARAMS.has(last));
+}
+
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const pairs = url.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
     if (eq < 0) return pair;
-    return SECRET_PARAMS.has(decodedKey(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[FILTERED]` : pair;
+    return secretKey(decodedKey(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[FILTERED]` : pair;
   });
   return `${url.slice(0, q + 1)}${pairs.join('&')}`;
 }

@@ -4,7 +4,11 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveriesSettled } from '../../src/services/webhooks/dispatch.js';
+import { networkInterfaces } from 'node:os';
+import { regexFilterMatches, regexFilterValid } from '../../src/services/webhooks/branch-regex.js';
+import { maskUrl } from '../../src/services/webhooks/hooks.js';
 import { blockedAddressReason, checkHookUrl, guardedLookup } from '../../src/services/webhooks/url-guard.js';
+import { until } from '../helpers/outside.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let receiver: Server;
@@ -69,6 +73,34 @@ describe('addresses', () => {
       await expect(checkHookUrl(url, true), url).resolves.toBeInstanceOf(URL);
     }
     await expect(checkHookUrl('gopher://example.com/', true)).rejects.toThrow('Only allowed schemes are http, https');
+  });
+
+  it('counts this machine\'s own addresses as localhost, and IPv4 carried in IPv6 in every form', () => {
+    const own = Object.values(networkInterfaces()).flat().map((a) => a!.address.split('%')[0]!);
+    for (const a of own) expect(blockedAddressReason(a), a).toBe('Requests to localhost are not allowed');
+    for (const a of ['::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '2002:7f00:1::', '64:ff9b::127.0.0.1']) expect(blockedAddressReason(a), a).toBe('Requests to localhost are not allowed');
+    for (const a of ['64:ff9b:1::1', '100::1', '::ffff:0:a00:1']) expect(blockedAddressReason(a), a).not.toBeNull();
+    expect(blockedAddressReason('2002:808:808::1')).toBeNull();
+  });
+
+  it('takes only the plain http:// and https:// forms, and masks credentials however the authority is written', async () => {
+    for (const url of ['http:/u:p@example.com/x', 'http:u:p@example.com/x', 'http:\\\\u:p@example.com/x', 'HTTPS:example.com']) {
+      await expect(checkHookUrl(url, true), url).rejects.toThrow('URI is invalid');
+    }
+    expect(maskUrl('http://\\alice:pw@example.com/x')).toBe('http://\\*****:*****@example.com/x');
+    expect(maskUrl('http://alice:p@ss@example.com/x')).toBe('http://*****:*****@example.com/x');
+    expect(maskUrl('https://u:p@{host}:{port}/x')).toBe('https://*****:*****@{host}:{port}/x');
+    expect(maskUrl('http://example.com/a@b')).toBe('http://example.com/a@b');
+  });
+
+  it('compiles regex branch filters in RE2 and frees them: hundreds of checks leave the engine working; large repetitions are refused', () => {
+    for (let i = 0; i < 500; i++) expect(regexFilterValid(`^feat-[0-9]{1,100}-${i}$`)).toBe(true);
+    for (let i = 0; i < 100; i++) expect(regexFilterMatches(`^rel-${i}-`, `rel-${i}-x`)).toBe(true);
+    expect(regexFilterValid('.{1,1000}')).toBe(false);
+    expect(regexFilterValid('(unclosed')).toBe(false);
+    expect(regexFilterValid('(?<=a)b')).toBe(false);
+    expect(regexFilterMatches('main', 'not-main-branch')).toBe(true);
+    expect(regexFilterMatches('^main$', 'not-main')).toBe(false);
   });
 
   it('refuses, at connection time, a name that resolves to a blocked address', async () => {
@@ -174,6 +206,47 @@ describe('failing receivers', () => {
     await s.request('DELETE', `/projects/${pid}/hooks/${loop.body.id}`);
   });
 
+  it('leaves the token and custom headers behind on a redirect to another origin', async () => {
+    const other = hookBase.replace('127.0.0.1', 'localhost');
+    behaviour.set('/cross', (res) => { res.writeHead(307, { location: `${other}/landed` }); res.end(); });
+    const h = await s.request('POST', `/projects/${pid}/hooks`, { json: { url: `${hookBase}/cross`, token: 'origin-token', custom_headers: [{ key: 'X-Api-Key', value: 'origin-key' }] } });
+    const seen: Array<[string, unknown, unknown]> = [];
+    const listener = (req: import('node:http').IncomingMessage) => seen.push([req.url!, req.headers['x-gitlab-token'], req.headers['x-api-key']]);
+    receiver.on('request', listener);
+    try {
+      expect((await s.request('POST', `/projects/${pid}/hooks/${h.body.id}/test/push_events`)).status).toBe(201);
+    } finally {
+      receiver.off('request', listener);
+    }
+    expect(seen).toEqual([['/cross', 'origin-token', 'origin-key'], ['/landed', undefined, undefined]]);
+    await s.request('DELETE', `/projects/${pid}/hooks/${h.body.id}`);
+  });
+
+  it('refuses custom headers that frame the request or steer proxies', async () => {
+    for (const key of ['Host', 'Content-Length', 'Transfer-Encoding', 'Connection', 'Expect', 'Proxy-Authorization', 'TE']) {
+      const r = await s.request('POST', `/projects/${pid}/hooks`, { json: { url: `${hookBase}/x`, custom_headers: [{ key, value: 'v' }] } });
+      expect(r.body, key).toEqual({ error: 'Custom headers must be a valid json schema' });
+    }
+    const odd = await s.request('POST', `/projects/${pid}/hooks`, { json: { url: `${hookBase}/x`, custom_headers: [{ key: 'X-Odd', value: 'caf\u0100' }] } });
+    expect(odd.status).toBe(422);
+  });
+
+  it('serves projects in turn: one project\'s hanging hooks do not hold back another\'s deliveries', async () => {
+    const slow = await s.request('POST', '/projects', { json: { name: 'slow-hooks', initialize_with_readme: true } });
+    for (let i = 0; i < 6; i++) await s.request('POST', `/projects/${slow.body.id}/hooks`, { json: { url: `${hookBase}/hang` } });
+    const fast = await s.request('POST', `/projects/${pid}/hooks`, { json: { url: `${hookBase}/fast` } });
+    hits = [];
+    behaviour.set('/hang', () => undefined);
+    await s.request('POST', `/projects/${slow.body.id}/repository/commits`, { json: { branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'x', content: 'x' }] } });
+    await commit('fair.txt');
+    const t0 = Date.now();
+    await until(() => hits.some((h) => h.url === '/fast'), 3000);
+    expect(Date.now() - t0).toBeLessThan(900);
+    await deliveriesSettled(s.app.lw);
+    await s.request('DELETE', `/projects/${slow.body.id}`);
+    await s.request('DELETE', `/projects/${pid}/hooks/${fast.body.id}`);
+  });
+
   it('gives up on a receiver that does not answer in time (LABWRIGHT_WEBHOOK_TIMEOUT)', async () => {
     behaviour.set('/hang', () => undefined);
     const h = await s.request('POST', `/projects/${pid}/hooks`, { json: { url: `${hookBase}/hang` } });
@@ -201,7 +274,9 @@ describe('failing receivers', () => {
     expect(until - Date.now()).toBeGreaterThan(50_000);
     expect(until - Date.now()).toBeLessThanOrEqual(60_000);
     behaviour.set('/fail', (res) => { res.writeHead(200); res.end('up'); });
-    expect((await s.request('POST', `/projects/${pid}/hooks/${h.body.id}/test/push_events`)).status).toBe(201);
+    // (another administrator: root's five tests a minute on this project are spent above)
+    const admin = await s.createUser('wakeadmin', { admin: true });
+    expect((await s.request('POST', `/projects/${pid}/hooks/${h.body.id}/test/push_events`, { token: admin.token })).status).toBe(201);
     const woken = await s.request('GET', `/projects/${pid}/hooks/${h.body.id}`);
     expect(woken.body).toMatchObject({ alert_status: 'executable', disabled_until: null });
     await commit('after.txt');

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { encryptValue } from '../../src/services/webhooks/crypto.js';
 import { deliveriesSettled } from '../../src/services/webhooks/dispatch.js';
+import { hooksChanged } from '../../src/services/webhooks/hooks.js';
 import { git } from '../helpers/git.js';
 import { queryOutside, until } from '../helpers/outside.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -214,9 +216,56 @@ describe('the hooks API', () => {
     expect(list.body).toEqual([]);
   });
 
-  it('caps a project at 100 hooks (GitLab\'s plan limit)', async () => {
+  it('after the instance secret changed: shows the hook, refuses edits that need its old secrets with a 422, takes a new URL', async () => {
+    const h = await addHook({ url: `${hookBase}/sealed`, token: 'old-token', custom_headers: [{ key: 'X-A', value: 'a' }] });
+    // The columns as another instance secret would have sealed them.
+    await s.app.lw.db.updateTable('web_hooks').set({
+      encrypted_url: encryptValue('another-secret', `${hookBase}/sealed`),
+      encrypted_token: encryptValue('another-secret', 'old-token'),
+      encrypted_custom_headers: encryptValue('another-secret', '{"X-A":"a"}'),
+    }).where('id', '=', h.id).execute();
+    hooksChanged();
+    const shown = await s.request('GET', `/projects/${pid}/hooks/${h.id}`, { token: owner.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ url: `${hookBase}/sealed`, custom_headers: [] });
+    const unreadable = { error: "The hook's URL and secrets were saved under another instance secret: save the hook again with its url (and token, URL variables and custom headers)" };
+    expect((await s.request('PUT', `/projects/${pid}/hooks/${h.id}`, { token: owner.token, json: { name: 'x' } })).body).toEqual(unreadable);
+    expect((await s.request('PUT', `/projects/${pid}/hooks/${h.id}/custom_headers/X-B`, { token: owner.token, json: { value: 'v' } })).body).toEqual(unreadable);
+    const test = await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/push_events`, { token: s.rootToken });
+    expect(test.status).toBe(422);
+    const saved = await s.request('PUT', `/projects/${pid}/hooks/${h.id}`, { token: owner.token, json: { url: `${hookBase}/resealed`, token: 'new-token' } });
+    expect(saved.status).toBe(200);
+    await commit('main', 'resealed.txt');
+    await settled();
+    expect(received.map((r) => [r.url, r.headers['x-gitlab-token']])).toEqual([['/resealed', 'new-token']]);
+  });
+
+  it('keeps an oversized payload out of the log (`{"oversize": true}`, not resent) and bounds what a template may render', async () => {
+    const h = await addHook({ note_events: true, push_events: false });
+    await commit('big-src', 'big.txt', { start_branch: 'main' });
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: owner.token, json: { source_branch: 'big-src', target_branch: 'main', title: 'Big', description: 'x'.repeat(100_000) } });
+    await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'hi' } });
+    await settled();
+    expect(received[0]!.body.merge_request.description).toHaveLength(100_000);
+    const logs = await s.request('GET', `/projects/${pid}/hooks/${h.id}/events`, { token: owner.token });
+    expect(logs.body[0].request_data).toEqual({ oversize: true });
+    const resend = await s.request('POST', `/projects/${pid}/hooks/${h.id}/events/${logs.body[0].id}/resend`, { token: s.rootToken });
+    expect(resend.body).toEqual({ message: 'The payload of this log entry was too large to be kept, and it cannot be retried' });
+    // A template repeating the description would render 1.2 MB: refused before it is built.
+    await s.request('PUT', `/projects/${pid}/hooks/${h.id}`, { token: owner.token, json: { custom_webhook_template: `[${Array(12).fill('"{{merge_request.description}}"').join(',')}]` } });
+    received = [];
+    await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'again' } });
+    await settled();
+    expect(received).toEqual([]);
+    const failed = await s.request('GET', `/projects/${pid}/hooks/${h.id}/events`, { token: owner.token });
+    expect(failed.body[0]).toMatchObject({ response_status: 'internal error' });
+  });
+
+  it('caps a project at 100 hooks (GitLab\'s plan limit), also against simultaneous creations', async () => {
     const p = await s.request('POST', '/projects', { token: owner.token, json: { name: 'many-hooks' } });
-    for (let i = 0; i < 100; i++) await addHook({ url: `${hookBase}/h${i}` }, p.body.id);
+    for (let i = 0; i < 95; i++) await addHook({ url: `${hookBase}/h${i}` }, p.body.id);
+    const racing = await Promise.all(Array.from({ length: 12 }, (_, i) => s.request('POST', `/projects/${p.body.id}/hooks`, { token: owner.token, json: { url: `${hookBase}/r${i}` } })));
+    expect(racing.filter((r) => r.status === 201)).toHaveLength(5);
     const over = await s.request('POST', `/projects/${p.body.id}/hooks`, { token: owner.token, json: { url: `${hookBase}/h100` } });
     expect(over.status).toBe(422);
     expect(over.body).toEqual({ error: 'Maximum number of project hooks (100) exceeded' });
@@ -493,6 +542,17 @@ describe('merge request, note and release events', () => {
     expect(emoji[2].note).toMatchObject({ id: note.body.id, note: 'like me' });
     expect(emoji[2].object_attributes.awarded_on_url).toBe(`${s.url}/hookowner/hooked/-/merge_requests/${mr.body.iid}#note_${note.body.id}`);
     expect((await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/emoji_events`, { token: s.rootToken })).status).toBe(201);
+  });
+
+  it('sends an award on an internal note only to hooks that take confidential notes', async () => {
+    await commit('emoji-int', 'ei.txt', { start_branch: 'main' });
+    const mr = await s.request('POST', `/projects/${pid}/merge_requests`, { token: owner.token, json: { source_branch: 'emoji-int', target_branch: 'main', title: 'Secretly liked' } });
+    const note = await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes`, { token: owner.token, json: { body: 'internal plan', internal: true } });
+    await addHook({ url: `${hookBase}/emoji-only`, emoji_events: true, push_events: false });
+    await addHook({ url: `${hookBase}/emoji-confidential`, emoji_events: true, confidential_note_events: true, push_events: false });
+    expect((await s.request('POST', `/projects/${pid}/merge_requests/${mr.body.iid}/notes/${note.body.id}/award_emoji`, { token: owner.token, json: { name: 'eyes' } })).status).toBe(201);
+    await settled();
+    expect(received.map((r) => r.url)).toEqual(['/emoji-confidential']);
   });
 
   it('sends release events (create, update, delete)', async () => {

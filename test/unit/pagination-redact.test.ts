@@ -25,6 +25,15 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/api/v4/user?PRIVATE_TOKEN=abc')).toBe('/api/v4/user?PRIVATE_TOKEN=[FILTERED]');
   });
+
+  it('filters webhook secrets, nested ones too (url_variables[0][value], custom_headers[][value])', () => {
+    expect(redactUrl('/api/v4/projects/1/hooks?url=http://u:p@h/&url_variables[0][key]=k&url_variables[0][value]=v')).toBe(
+      '/api/v4/projects/1/hooks?url=[FILTERED]&url_variables[0][key]=[FILTERED]&url_variables[0][value]=[FILTERED]',
+    );
+    expect(redactUrl('/api/v4/projects/1/hooks/2/custom_headers/X?value=s&custom_headers%5B%5D%5Bvalue%5D=t')).toBe(
+      '/api/v4/projects/1/hooks/2/custom_headers/X?value=[FILTERED]&custom_headers%5B%5D%5Bvalue%5D=[FILTERED]',
+    );
+  });
   it('leaves look-alike parameter names alone', () => {
     expect(redactUrl('/x?my_private_token=abc&tokens=2')).toBe('/x?my_private_token=abc&tokens=2');
   });

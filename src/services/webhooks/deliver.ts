@@ -19,10 +19,24 @@ const MAX_REDIRECTS = 5;
 /** GitLab's REQUEST_BODY_SIZE_LIMIT. */
 const REQUEST_BODY_LIMIT = 25 * 1024 * 1024;
 const REDACTED = '[REDACTED]';
+/**
+ * A rendered custom template may not grow past this. GITLAB-COMPAT: GitLab's bound is the request
+ * body's 25 MB; a template repeating a large value would otherwise take that much per delivery.
+ */
+const TEMPLATE_OUTPUT_LIMIT = 1024 * 1024;
+/**
+ * A logged payload larger than this is kept as GitLab keeps one too large for its queue:
+ * `{"oversize": true}` (it then cannot be resent). GITLAB-COMPAT: GitLab's bound is Sidekiq's.
+ */
+export const LOG_DATA_LIMIT = 64 * 1024;
+export const OVERSIZE = '{"oversize":true}';
+/** Log entries kept per hook (the newest); older ones go in the periodic sweep. */
+const LOGS_PER_HOOK = 200;
 
 export interface Delivery {
   scope: HookScope;
-  payload: unknown;
+  /** The payload as JSON text: made once per event, shared by every hook it goes to. */
+  body: string;
   /** One per event: every hook the event goes to sends the same. */
   eventUuid: string;
   /** One per hook and event; a resend sends the logged one again. */
@@ -107,8 +121,12 @@ function sendOnce(url: URL, method: 'POST' | 'GET', headers: Array<[string, stri
   });
 }
 
-/** POST with redirects followed as HTTParty does: 301/302/303 become a GET without a body, 307/308 keep the POST. */
-async function post(url: URL, headers: Array<[string, string]>, body: Buffer, opts: SendOptions): Promise<RawResponse> {
+/**
+ * POST with redirects followed as HTTParty does: 301/302/303 become a GET without a body, 307/308
+ * keep the POST. Secrets stay with the origin they were given for: on a hop to another origin the
+ * token, the custom headers and the URL's credentials are left behind.
+ */
+async function post(url: URL, headers: Array<[string, string]>, body: Buffer, opts: SendOptions & { secretHeaders: Set<string> }): Promise<RawResponse> {
   let current = url;
   let method: 'POST' | 'GET' = 'POST';
   let sendBody: Buffer | null = body;
@@ -127,6 +145,7 @@ async function post(url: URL, headers: Array<[string, string]>, body: Buffer, op
     if (next.origin !== current.origin) {
       next.username = '';
       next.password = '';
+      headers = headers.filter(([k]) => !opts.secretHeaders.has(k.toLowerCase()));
     }
     if (res.status <= 303) {
       method = 'GET';
@@ -190,7 +209,9 @@ function loggedResponseHeaders(headers: Array<[string, string]>, variables: Reco
  */
 export function renderTemplate(template: string, payload: unknown): unknown {
   let arrayTouched = false;
+  let size = template.length;
   const rendered = template.replace(/{{(.+?)}}/g, (_whole, path: string) => {
+    if (size > TEMPLATE_OUTPUT_LIMIT) return '';
     let value: unknown = payload;
     for (const key of path.split('.')) {
       if (Array.isArray(value)) {
@@ -200,10 +221,13 @@ export function renderTemplate(template: string, payload: unknown): unknown {
       value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : null;
     }
     const json = JSON.stringify(value ?? null);
-    return typeof value === 'string' ? json.slice(1, -1) : json;
+    const out = typeof value === 'string' ? json.slice(1, -1) : json;
+    size += out.length;
+    return out;
   });
   const fail = (message: string) => new DeliveryError(`Error while parsing rendered custom webhook template: ${message}`);
   if (arrayTouched) throw fail('You may be trying to access an array value, which is not supported.');
+  if (size > TEMPLATE_OUTPUT_LIMIT) throw new DeliveryError('The data is too large');
   try {
     return JSON.parse(rendered) as unknown;
   } catch (err) {
@@ -215,6 +239,8 @@ interface Running {
   controllers: Set<AbortController>;
   closed: boolean;
   logWrites: number;
+  /** Hooks logged since the last sweep. */
+  loggedHooks: Set<number>;
 }
 
 const running = new WeakMap<AppContext, Running>();
@@ -222,7 +248,7 @@ const running = new WeakMap<AppContext, Running>();
 function stateOf(app: AppContext): Running {
   let s = running.get(app);
   if (!s) {
-    s = { controllers: new Set(), closed: false, logWrites: 0 };
+    s = { controllers: new Set(), closed: false, logWrites: 0, loggedHooks: new Set() };
     running.set(app, s);
     const state = s;
     app.onClose.push(function stopWebhookDeliveries() {
@@ -260,7 +286,7 @@ export async function executeHook(app: AppContext, row: HookRow, delivery: Deliv
     const filled = interpolateUrl(secrets.url, secrets.urlVariables);
     if ('missing' in filled) throw new DeliveryError(`Invalid URL template. Missing keys: ${JSON.stringify(filled.missing)}`);
     target = filled.url;
-    const body = Buffer.from(JSON.stringify(row.custom_webhook_template ? renderTemplate(row.custom_webhook_template, delivery.payload) : delivery.payload));
+    const body = Buffer.from(row.custom_webhook_template ? JSON.stringify(renderTemplate(row.custom_webhook_template, JSON.parse(delivery.body))) : delivery.body);
     if (body.length > REQUEST_BODY_LIMIT) throw new DeliveryError('The data is too large');
     let url: URL;
     try {
@@ -268,7 +294,8 @@ export async function executeHook(app: AppContext, row: HookRow, delivery: Deliv
     } catch (err) {
       throw new DeliveryError(`URL is blocked: ${(err as Error).message}`);
     }
-    response = await post(url, requestHeaders, body, { verify: row.enable_ssl_verification === 1, allowLocal: app.config.webhooks.allowLocal, signal: controller.signal });
+    const secretHeaders = new Set(['x-gitlab-token', ...Object.keys(secrets.customHeaders).map((k) => k.toLowerCase())]);
+    response = await post(url, requestHeaders, body, { verify: row.enable_ssl_verification === 1, allowLocal: app.config.webhooks.allowLocal, signal: controller.signal, secretHeaders });
     outcome = { status: response.status, body: response.body };
   } catch (err) {
     const reason = controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : (err as Error);
@@ -286,7 +313,7 @@ export async function executeHook(app: AppContext, row: HookRow, delivery: Deliv
     status: String(outcome.status),
     internalError: outcome.status === 'internal error' ? outcome.body : null,
     duration,
-    urlHash: urlHash(target),
+    urlHash: urlHash(app.config.secret, target),
   }).catch((err) => app.log.error({ err, hookId: row.id }, 'webhook log not written'));
   await recordOutcome(app, row.id, outcome).catch((err) => app.log.error({ err, hookId: row.id }, 'webhook state not updated'));
   return outcome;
@@ -312,7 +339,7 @@ async function writeLog(app: AppContext, state: Running, row: HookRow, delivery:
       url: row.masked_url,
       url_hash: e.urlHash,
       request_headers: JSON.stringify(e.requestHeaders),
-      request_data: JSON.stringify(redactEmails(delivery.payload)),
+      request_data: delivery.body.length > LOG_DATA_LIMIT ? OVERSIZE : JSON.stringify(redactEmails(JSON.parse(delivery.body))),
       response_headers: JSON.stringify(e.responseHeaders),
       response_body: e.responseBody,
       response_status: e.status,
@@ -322,9 +349,17 @@ async function writeLog(app: AppContext, state: Running, row: HookRow, delivery:
       updated_at: now,
     })
     .execute();
-  // The log keeps a week (what the events API shows); older entries go now and then.
+  // The log keeps a week (what the events API shows) and the newest entries of each hook; the
+  // rest goes now and then.
+  state.loggedHooks.add(row.id);
   if (state.logWrites++ % 200 === 0) {
     await app.db.deleteFrom('web_hook_logs').where('created_at', '<', new Date(Date.now() - LOG_RETENTION_MS).toISOString()).execute();
+    const hooks = [...state.loggedHooks];
+    state.loggedHooks.clear();
+    for (const id of hooks) {
+      const edge = await app.db.selectFrom('web_hook_logs').select('id').where('web_hook_id', '=', id).orderBy('id', 'desc').limit(1).offset(LOGS_PER_HOOK).executeTakeFirst();
+      if (edge) await app.db.deleteFrom('web_hook_logs').where('web_hook_id', '=', id).where('id', '<=', edge.id).execute();
+    }
   }
 }
 

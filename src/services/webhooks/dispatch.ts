@@ -9,12 +9,30 @@ import { currentEventChain } from '../../http/event-chain.js';
 import { executeHook, type Delivery } from './deliver.js';
 import { alertStatus, hooksFor, type HookRow, type HookScope } from './hooks.js';
 
-/** Deliveries waiting per process; past this an event's deliveries are dropped (and logged). */
-const MAX_QUEUED = 10_000;
+/** Deliveries one project may have waiting; past this its new events' deliveries are dropped (and logged). */
+const MAX_QUEUED_PER_PROJECT = 1_000;
+/** Bytes of payload the waiting deliveries may hold per process (each event's counted once). */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
+interface Job {
+  row: HookRow;
+  delivery: Delivery;
+  /** The event's share of the queued bytes, released with its last delivery. */
+  event: { bytes: number; pending: number };
+}
+
+/**
+ * Per process: a queue per project, served in turn, each project with at most half the
+ * concurrency in flight, so one project's slow or numerous hooks cannot hold back the others'.
+ */
 interface Queue {
-  waiting: Array<{ row: HookRow; delivery: Delivery }>;
+  byProject: Map<number, Job[]>;
+  /** Projects with waiting jobs, in the order they are served. */
+  turn: number[];
   active: number;
+  activeByProject: Map<number, number>;
+  waiting: number;
+  bytes: number;
   idle: Array<() => void>;
 }
 
@@ -22,28 +40,52 @@ const queues = new WeakMap<AppContext, Queue>();
 
 function queueOf(app: AppContext): Queue {
   let q = queues.get(app);
-  if (!q) queues.set(app, (q = { waiting: [], active: 0, idle: [] }));
+  if (!q) queues.set(app, (q = { byProject: new Map(), turn: [], active: 0, activeByProject: new Map(), waiting: 0, bytes: 0, idle: [] }));
   return q;
 }
 
+/** The next job whose project may start one more delivery, taking projects in turn. */
+function nextJob(q: Queue, perProject: number): Job | null {
+  for (let i = 0; i < q.turn.length; i++) {
+    const projectId = q.turn[i]!;
+    if ((q.activeByProject.get(projectId) ?? 0) >= perProject) continue;
+    const jobs = q.byProject.get(projectId)!;
+    const job = jobs.shift()!;
+    q.turn.splice(i, 1);
+    if (jobs.length) q.turn.push(projectId);
+    else q.byProject.delete(projectId);
+    return job;
+  }
+  return null;
+}
+
 function pump(app: AppContext, q: Queue): void {
-  while (q.active < app.config.webhooks.concurrency && q.waiting.length > 0) {
-    const job = q.waiting.shift()!;
+  const perProject = Math.max(1, Math.floor(app.config.webhooks.concurrency / 2));
+  while (q.active < app.config.webhooks.concurrency) {
+    const job = nextJob(q, perProject);
+    if (!job) break;
+    const projectId = job.row.project_id;
+    q.waiting -= 1;
     q.active += 1;
+    q.activeByProject.set(projectId, (q.activeByProject.get(projectId) ?? 0) + 1);
     executeHook(app, job.row, job.delivery)
       .catch((err) => app.log.error({ err, hookId: job.row.id }, 'webhook delivery failed'))
       .finally(() => {
         q.active -= 1;
+        const left = (q.activeByProject.get(projectId) ?? 1) - 1;
+        if (left > 0) q.activeByProject.set(projectId, left);
+        else q.activeByProject.delete(projectId);
+        if (--job.event.pending === 0) q.bytes -= job.event.bytes;
         pump(app, q);
       });
   }
-  if (q.active === 0 && q.waiting.length === 0) for (const done of q.idle.splice(0)) done();
+  if (q.active === 0 && q.waiting === 0) for (const done of q.idle.splice(0)) done();
 }
 
 /** Resolves once no delivery is queued or running (tests; shutdown). */
 export function deliveriesSettled(app: AppContext): Promise<void> {
   const q = queueOf(app);
-  if (q.active === 0 && q.waiting.length === 0) return Promise.resolve();
+  if (q.active === 0 && q.waiting === 0) return Promise.resolve();
   return new Promise((resolve) => q.idle.push(resolve));
 }
 
@@ -82,20 +124,28 @@ export async function triggerHooks(app: AppContext, projectId: number, event: Ho
     const payload = await event.payload();
     if (payload === null || payload === undefined) return;
     const q = queueOf(app);
-    // A request that came from a webhook continues its chain; a hook that already ran in the chain
-    // (or a chain that reached 100 deliveries) is not run again: GitLab's recursion detection.
+    const body = JSON.stringify(payload);
     const eventUuid = currentEventChain() ?? randomUUID();
-    for (const row of rows) {
-      if (!chainAllows(eventUuid, row.id)) {
-        app.log.warn({ hookId: row.id, scope: event.scope }, 'Recursive webhook blocked from executing');
-        continue;
-      }
-      if (q.waiting.length >= MAX_QUEUED) {
-        app.log.warn({ hookId: row.id, scope: event.scope }, 'webhook queue full: delivery dropped');
-        continue;
-      }
-      q.waiting.push({ row, delivery: { scope: event.scope, payload, eventUuid } });
+    const runnable = rows.filter((row) => {
+      if (chainAllows(eventUuid, row.id)) return true;
+      app.log.warn({ hookId: row.id, scope: event.scope }, 'Recursive webhook blocked from executing');
+      return false;
+    });
+    if (runnable.length === 0) return;
+    const queued = q.byProject.get(projectId)?.length ?? 0;
+    if (queued + runnable.length > MAX_QUEUED_PER_PROJECT || q.bytes + body.length > MAX_QUEUED_BYTES) {
+      app.log.warn({ projectId, scope: event.scope, hooks: runnable.length }, 'webhook queue full: deliveries dropped');
+      return;
     }
+    const shared = { bytes: body.length, pending: runnable.length };
+    q.bytes += body.length;
+    let jobs = q.byProject.get(projectId);
+    if (!jobs) {
+      q.byProject.set(projectId, (jobs = []));
+      q.turn.push(projectId);
+    }
+    for (const row of runnable) jobs.push({ row, delivery: { scope: event.scope, body, eventUuid }, event: shared });
+    q.waiting += runnable.length;
     pump(app, q);
   } catch (err) {
     app.log.error({ err, projectId, scope: event.scope }, 'webhook event not queued');

@@ -1,10 +1,10 @@
 // Project webhooks: the rows, their secrets, which events they take and whether they may run
 // (GitLab's ProjectHook, WebHooks::Hook and WebHooks::AutoDisabling).
-import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { WebHooksTable } from '../../db/tables/web-hooks.js';
 import { ProjectCache } from '../project-cache.js';
+import { tokenDigest } from '../secrets.js';
 import { decryptValue } from './crypto.js';
 
 export type HookRow = Selectable<WebHooksTable>;
@@ -127,13 +127,18 @@ export function interpolateUrl(url: string, variables: Record<string, string>): 
   return missing.length ? { missing } : { url: out };
 }
 
-/** GitLab's UrlSanitizer.sanitize_masked_url: credentials in the URL shown as `*****:*****`. */
+/**
+ * GitLab's UrlSanitizer.sanitize_masked_url: credentials in the URL shown as `*****:*****`. The
+ * authority runs to the first `/`, `?`, `#` or `\` and its credentials to its last `@`, as URL
+ * parsers read it (hook URLs always start with `http://` or `https://`: see url-guard.ts).
+ */
 export function maskUrl(url: string): string {
-  return url.replace(/\/\/[^/@?#]*@/, (m) => (m.length > 3 ? '//*****:*****@' : m));
+  return url.replace(/^(https?:[/\\]+)[^/?#\\]*@/i, '$1*****:*****@');
 }
 
-export function urlHash(url: string): string {
-  return createHash('sha256').update(url).digest('hex');
+/** What a log remembers of the URL it went to (keyed, so a dump does not let URL variables be guessed). */
+export function urlHash(secret: string, url: string): string {
+  return tokenDigest(secret, `web-hook-url:${url}`);
 }
 
 // Auto-disabling (GitLab 18's WebHooks::AutoDisabling): from the 4th failure in a row a hook rests,

@@ -6,7 +6,7 @@ import { eventListeners, type DomainEvent } from '../events.js';
 import { findMrById, type ProjectInfo } from '../merge-requests/rows.js';
 import { loadProjectById } from '../projects/lookup.js';
 import { triggerHooks } from './dispatch.js';
-import { flagsOf, projectHooks, type HookFlag } from './hooks.js';
+import { flagsOf, projectHooks, type HookFlag, type HookRow } from './hooks.js';
 import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 
 const FLAGS: Record<DomainEvent['kind'], HookFlag[]> = {
@@ -54,11 +54,13 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
   } else if (e.kind === 'release') {
     await triggerHooks(app, e.projectId, { scope: 'release_hooks', payload: () => releasePayload(app, { base, info, release: e.release, action: e.action }) });
   } else {
+    const onNote = e.award.awardable_type === 'Note';
+    const note = onNote ? await app.db.selectFrom('notes').selectAll().where('id', '=', e.award.awardable_id).executeTakeFirst() : null;
     await triggerHooks(app, e.projectId, {
       scope: 'emoji_hooks',
+      // An award on an internal note shows the note: only to hooks that take confidential notes.
+      ...(note?.internal === 1 ? { accept: (row: HookRow) => flagsOf(row).confidential_note_events === true } : {}),
       payload: async () => {
-        const onNote = e.award.awardable_type === 'Note';
-        const note = onNote ? await app.db.selectFrom('notes').selectAll().where('id', '=', e.award.awardable_id).executeTakeFirst() : null;
         const mrId = onNote ? (note?.noteable_type === 'MergeRequest' ? note.noteable_id : null) : e.award.awardable_id;
         const [user, mr] = await Promise.all([userRef(app, e.userId), mrId === null ? null : findMrById(app.db, mrId)]);
         if (!user || !mr || (onNote && !note)) return null;

@@ -1,7 +1,6 @@
 // Push and tag push events: every ref change, whatever moved it (git push, the files and commits
 // APIs, branch and tag creation and deletion, merges), reaches the project's hooks through the ref
 // change listeners (repository/ref-hooks.ts).
-import { RE2 } from 're2-wasm';
 import type { AppContext } from '../../context.js';
 import { instanceBase } from '../../context.js';
 import { findUserRefsByIds } from '../../db/repositories/users.js';
@@ -12,6 +11,7 @@ import { refreshMergeStatus, repoFor } from '../merge-requests/git-ops.js';
 import { loadProjectById } from '../projects/lookup.js';
 import { loadRefProtection } from '../repository/protected-refs.js';
 import { refChangeListeners } from '../repository/ref-hooks.js';
+import { regexFilterMatches } from './branch-regex.js';
 import { triggerHooks } from './dispatch.js';
 import { projectHooks, type HookRow } from './hooks.js';
 import { pushPayload, type PushContext } from './payloads.js';
@@ -19,26 +19,11 @@ import { pushPayload, type PushContext } from './payloads.js';
 /** GitLab's push_event_hooks_limit: more refs of one kind moved the same way in one push send no push events. */
 export const PUSH_EVENT_HOOKS_LIMIT = 3;
 
-const compiled = new Map<string, RE2 | null>();
-
-function regexFilter(pattern: string): RE2 | null {
-  if (compiled.has(pattern)) return compiled.get(pattern)!;
-  let re: RE2 | null = null;
-  try {
-    re = new RE2(pattern, 'u');
-  } catch {
-    re = null;
-  }
-  if (compiled.size >= 1000) compiled.clear();
-  compiled.set(pattern, re);
-  return re;
-}
-
 /** GitLab's ActiveHookFilter: whether a hook takes a push to `branch`. */
 export function branchFilterAccepts(row: Pick<HookRow, 'push_events_branch_filter' | 'branch_filter_strategy'>, branch: string): boolean {
   const filter = row.push_events_branch_filter;
   if (!filter || row.branch_filter_strategy === 'all_branches') return true;
-  if (row.branch_filter_strategy === 'regex') return regexFilter(filter)?.test(branch) ?? false;
+  if (row.branch_filter_strategy === 'regex') return regexFilterMatches(filter, branch);
   return refMatcher(filter)(branch);
 }
 

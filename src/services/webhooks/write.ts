@@ -2,15 +2,16 @@
 // validations and callbacks). Validation failures are ApiErrors with GitLab's bodies: creation
 // answers `{"error": …}`, updates answer the same for the URL, branch filter and custom headers and
 // the model's `{"message": {field: [...]}}` for the rest.
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Kysely, Transaction } from 'kysely';
-import { RE2 } from 're2-wasm';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import { isValidBranchName } from '../../git/refname.js';
 import { apiError, paramError, type ApiError } from '../../http/errors.js';
+import { regexFilterValid } from './branch-regex.js';
 import { encryptValue } from './crypto.js';
-import { defaultFlags, flagsOf, hooksChanged, hookSecrets, interpolateUrl, maskUrl, VARIABLE_KEY, type HookFlag, type HookRow } from './hooks.js';
+import { defaultFlags, flagsOf, hooksChanged, hookSecrets, interpolateUrl, maskUrl, VARIABLE_KEY, type HookFlag, type HookRow, type HookSecrets } from './hooks.js';
 import { BlockedUrlError, checkHookUrl } from './url-guard.js';
 
 /** GitLab's plan limit `project_hooks`. */
@@ -54,23 +55,32 @@ function validMap(map: Record<string, string>): boolean {
   return entries.length <= MAX_MAP_ENTRIES && entries.every(([k, v]) => VARIABLE_KEY.test(k) && typeof v === 'string' && v.length >= 1 && v.length <= MAX_MAP_VALUE);
 }
 
-/** A header name and value that can go on the wire (no line breaks, nothing Node refuses). */
+/**
+ * Headers a hook may add. GITLAB-COMPAT: the ones that frame the request or steer proxies (Host,
+ * Content-Length, Transfer-Encoding, Connection, Expect, Proxy-*, …) are refused: with them a hook
+ * could send a request an egress proxy reads differently than its receiver.
+ */
+const RESERVED_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|te|trailer|upgrade|expect|proxy-.*)$/i;
+
+/** Names and values that can go on the wire as they are (no line breaks or other bytes Node refuses). */
 function sendableHeaders(map: Record<string, string>): boolean {
-  return Object.values(map).every((v) => !/[\r\n\u0000]/.test(v));
+  return Object.entries(map).every(([k, v]) => {
+    if (RESERVED_HEADERS.test(k)) return false;
+    try {
+      validateHeaderName(k);
+      validateHeaderValue(k, v);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** GitLab's branch filter validators: a wildcard must make a valid ref name (`*` read as `x`), a regex must compile in RE2. */
 export function branchFilterValid(filter: string, strategy: BranchFilterStrategy): boolean {
   if (strategy === 'all_branches') return true;
   if (filter.length > MAX_BRANCH_FILTER) return false;
-  if (strategy === 'regex') {
-    try {
-      new RE2(filter, 'u');
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  if (strategy === 'regex') return regexFilterValid(filter);
   return isValidBranchName(filter.replace(/\*/g, 'x'));
 }
 
@@ -128,6 +138,20 @@ function sealed(app: AppContext, r: Resolved) {
   };
 }
 
+/** The hook's secrets, or null when they were sealed under another instance secret. */
+export function readableSecrets(app: AppContext, row: HookRow): HookSecrets | null {
+  try {
+    return hookSecrets(app, row);
+  } catch {
+    return null;
+  }
+}
+
+/** GITLAB-COMPAT: GitLab cannot read them either after its secrets change; it answers 500. */
+export function unreadable(): ApiError {
+  return paramError("The hook's URL and secrets were saved under another instance secret: save the hook again with its url (and token, URL variables and custom headers)", 422);
+}
+
 /** Creates a hook; 422 past the plan limit (counted in the transaction that inserts). */
 export async function createHook(app: AppContext, projectId: number, input: HookInput): Promise<HookRow> {
   const resolved: Resolved = {
@@ -143,6 +167,8 @@ export async function createHook(app: AppContext, projectId: number, input: Hook
   const flags = { ...defaultFlags(), ...input.flags };
   const now = nowIso();
   const id = await app.database.transaction(async (trx) => {
+    // The project's row lock makes creations of one project count one after another (PostgreSQL).
+    await app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId)).execute();
     const count = await trx.selectFrom('web_hooks').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow();
     if (Number(count.n) >= MAX_PROJECT_HOOKS) throw paramError(`Maximum number of project hooks (${MAX_PROJECT_HOOKS}) exceeded`, 422);
     const row = await trx
@@ -171,7 +197,10 @@ export async function createHook(app: AppContext, projectId: number, input: Hook
  * headers are merged into the ones kept.
  */
 export async function updateHook(app: AppContext, row: HookRow, input: HookInput): Promise<HookRow> {
-  const old = hookSecrets(app, row);
+  // Secrets sealed under another instance secret cannot be read: the hook is saved anew from
+  // what the request gives, which must include the URL.
+  const old = readableSecrets(app, row) ?? { url: '', token: null, urlVariables: {}, customHeaders: {} };
+  if (old.url === '' && input.url === undefined) throw unreadable();
   const url = input.url !== undefined ? input.url.trim() : old.url;
   const urlChanged = url !== old.url;
   const strategy = input.branchFilterStrategy ?? (row.branch_filter_strategy as BranchFilterStrategy);
@@ -203,7 +232,8 @@ export async function updateHook(app: AppContext, row: HookRow, input: HookInput
 
 /** Sets or removes one URL variable or custom header (the API's url_variables/custom_headers routes); false when removing a key that is not there. */
 export async function setHookSecretEntry(app: AppContext, row: HookRow, kind: 'urlVariables' | 'customHeaders', key: string, value: string | null): Promise<boolean> {
-  const secrets = hookSecrets(app, row);
+  const secrets = readableSecrets(app, row);
+  if (!secrets) throw unreadable();
   const map = { ...secrets[kind] };
   if (value === null) {
     if (!Object.hasOwn(map, key)) return false;

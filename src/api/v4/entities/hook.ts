@@ -4,29 +4,19 @@
 import type { AppContext } from '../../../context.js';
 import type { Selectable } from 'kysely';
 import type { WebHookLogsTable } from '../../../db/tables/web-hooks.js';
-import { alertStatus, flagsOf, hookSecrets, type HookRow, type HookSecrets } from '../../../services/webhooks/hooks.js';
+import { alertStatus, flagsOf, type HookRow } from '../../../services/webhooks/hooks.js';
+import { readableSecrets } from '../../../services/webhooks/write.js';
 
 function keysOf(map: Record<string, string>) {
   return Object.keys(map).map((key) => ({ key }));
 }
 
-/**
- * The URL as saved (`{name}` placeholders, credentials included: GitLab shows it so, and clients
- * send it back on every edit), and the secrets' keys; when they cannot be read (the instance
- * secret changed) the masked URL and no keys: the hook still shows.
- */
-function readableSecrets(app: AppContext, row: HookRow): Pick<HookSecrets, 'url' | 'urlVariables' | 'customHeaders'> {
-  try {
-    return hookSecrets(app, row);
-  } catch {
-    return { url: row.masked_url, urlVariables: {}, customHeaders: {} };
-  }
-}
-
 /** `detail`: the single-hook view, with url_variables and custom_headers (the list leaves them out). */
 export function presentProjectHook(app: AppContext, row: HookRow, detail: boolean): Record<string, unknown> {
   const flags = flagsOf(row);
-  const secrets = readableSecrets(app, row);
+  // The URL as saved (`{name}` placeholders, credentials included: GitLab shows it so, and clients
+  // send it back on every edit); unreadable secrets (another instance secret) show the masked URL.
+  const secrets = readableSecrets(app, row) ?? { url: row.masked_url, urlVariables: {}, customHeaders: {} };
   return {
     id: row.id,
     url: secrets.url,

@@ -10,8 +10,8 @@ import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
-import { executeHook } from '../../../services/webhooks/deliver.js';
-import { HOOK_FLAGS, hookSecrets, interpolateUrl, projectHooks, scopeOfFlag, urlHash, type HookFlag, type HookRow } from '../../../services/webhooks/hooks.js';
+import { executeHook, OVERSIZE } from '../../../services/webhooks/deliver.js';
+import { HOOK_FLAGS, interpolateUrl, projectHooks, scopeOfFlag, urlHash, type HookFlag, type HookRow } from '../../../services/webhooks/hooks.js';
 import { testPayload } from '../../../services/webhooks/test-data.js';
 import { registerIssuableEvents } from '../../../services/webhooks/issuable-events.js';
 import { registerPushEvents } from '../../../services/webhooks/push-events.js';
@@ -21,7 +21,9 @@ import {
   deleteHook,
   deleteProjectHooks,
   findHook,
+  readableSecrets,
   setHookSecretEntry,
+  unreadable,
   updateHook,
   type HookInput,
 } from '../../../services/webhooks/write.js';
@@ -171,7 +173,7 @@ async function testHook(c: Ctx) {
   const scope = scopeOfFlag(trigger as HookFlag);
   const data = await testPayload(c.app, found, c.user!, scope);
   if ('error' in data) throw apiError(422, data.error);
-  const outcome = await executeHook(c.app, row, { scope, payload: data.payload, eventUuid: randomUUID() }, { force: true });
+  const outcome = await executeHook(c.app, row, { scope, body: JSON.stringify(data.payload), eventUuid: randomUUID() }, { force: true });
   // force: a resting hook runs too, so the outcome is never 'disabled'.
   if (outcome !== 'disabled' && typeof outcome.status === 'number' && outcome.status >= 200 && outcome.status < 300) {
     c.status(201);
@@ -220,13 +222,16 @@ async function resendEvent(c: Ctx) {
   const log = await c.app.db.selectFrom('web_hook_logs').selectAll().where('web_hook_id', '=', row.id).where('id', '=', dbId(Number(raw))).executeTakeFirst();
   if (!log) throw apiError(404, '404 Not found');
   limiter(c, 'resend').hit(`${found.project.id}:${c.user!.id}`, TEST_LIMIT);
-  const secrets = hookSecrets(c.app, row);
+  const secrets = readableSecrets(c.app, row);
+  if (!secrets) throw unreadable();
   const filled = interpolateUrl(secrets.url, secrets.urlVariables);
-  if ('missing' in filled || urlHash(filled.url) !== log.url_hash) throw apiError(422, 'The hook URL has changed, and this log entry cannot be retried');
+  if ('missing' in filled || urlHash(c.app.config.secret, filled.url) !== log.url_hash) throw apiError(422, 'The hook URL has changed, and this log entry cannot be retried');
+  // GITLAB-COMPAT: GitLab would send the marker itself.
+  if (log.request_data === OVERSIZE) throw apiError(422, 'The payload of this log entry was too large to be kept, and it cannot be retried');
   const headers = JSON.parse(log.request_headers) as Record<string, string>;
   const outcome = await executeHook(c.app, row, {
     scope: log.trigger as never,
-    payload: JSON.parse(log.request_data),
+    body: log.request_data,
     eventUuid: headers['X-Gitlab-Event-UUID'] ?? randomUUID(),
     ...(headers['Idempotency-Key'] ? { idempotencyKey: headers['Idempotency-Key'] } : {}),
   });
@@ -236,7 +241,7 @@ async function resendEvent(c: Ctx) {
   return { response_status: outcome.status };
 }
 
-function secretEntryRoutes(kind: 'urlVariables' | 'customHeaders', label: string, unsetError: string) {
+function secretEntryRoutes(kind: 'urlVariables' | 'customHeaders', label: string) {
   // PUT /projects/:id/hooks/:hook_id/{url_variables|custom_headers}/:key
   async function setEntry(c: Ctx) {
     const found = await maintainer(c);
@@ -250,9 +255,7 @@ function secretEntryRoutes(kind: 'urlVariables' | 'customHeaders', label: string
   async function unsetEntry(c: Ctx) {
     const found = await maintainer(c);
     const row = await hookOf(c, found);
-    const removed = await setHookSecretEntry(c.app, row, kind, pathParam(c, 'key'), null).catch(() => {
-      throw paramError(unsetError, 422);
-    });
+    const removed = await setHookSecretEntry(c.app, row, kind, pathParam(c, 'key'), null);
     if (!removed) throw apiError(404, `404 ${label} Not Found`);
     c.status(204);
     return undefined;
@@ -271,8 +274,8 @@ export function registerHookRoutes(app: FastifyInstance): void {
       await deleteProjectHooks(trx, projectId);
     });
   }
-  const variables = secretEntryRoutes('urlVariables', 'URL variable', 'Could not unset variable');
-  const headers = secretEntryRoutes('customHeaders', 'Custom header', 'Could not unset custom header');
+  const variables = secretEntryRoutes('urlVariables', 'URL variable');
+  const headers = secretEntryRoutes('customHeaders', 'Custom header');
   route(app, 'GET', '/projects/:id/hooks', listHooks);
   route(app, 'POST', '/projects/:id/hooks', addHook);
   route(app, 'GET', '/projects/:id/hooks/:hook_id', showHook);
