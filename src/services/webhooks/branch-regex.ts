@@ -4,9 +4,13 @@
 // freed explicitly: at once after a check, on eviction from the small cache the push path uses.
 // Compiling a pattern with large counted repetitions takes long (`.{1,1000}`: ~0.4 s) and blocks
 // the process meanwhile, so repetition bounds above 100 are refused before compiling.
-import { WrappedRE2 } from 're2-wasm/build/wasm/re2.js';
+import { createRequire } from 'node:module';
+import type { WrappedRE2 as WrappedRE2Class } from 're2-wasm/build/wasm/re2.js';
 
-type Program = InstanceType<typeof WrappedRE2> & { delete(): void };
+// An Emscripten module in CommonJS whose exports Node's ESM loader cannot list: required.
+const { WrappedRE2 } = createRequire(import.meta.url)('re2-wasm/build/wasm/re2.js') as { WrappedRE2: typeof WrappedRE2Class };
+
+type Program = InstanceType<typeof WrappedRE2Class> & { delete(): void };
 
 const MAX_REPEAT = 100;
 /** A program that took longer than this to compile is refused when saved (it would on every cache miss). */
