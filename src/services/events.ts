@@ -53,7 +53,13 @@ export interface EmojiEvent {
   action: 'award' | 'revoke';
 }
 
-export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent | EmojiEvent;
+export interface PipelineEvent {
+  kind: 'pipeline';
+  projectId: number;
+  pipelineId: number;
+}
+
+export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent | EmojiEvent | PipelineEvent;
 
 export interface EventListener {
   wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean>;

@@ -555,6 +555,25 @@ describe('merge request, note and release events', () => {
     expect(received.map((r) => r.url)).toEqual(['/emoji-confidential']);
   });
 
+  it('sends pipeline events on each change of a pipeline\'s status (commit statuses)', async () => {
+    const h = await addHook({ pipeline_events: true, push_events: false });
+    const c = await commit('main', 'ci.txt');
+    for (const state of ['running', 'running', 'success']) {
+      expect((await s.request('POST', `/projects/${pid}/statuses/${c.id}`, { token: owner.token, json: { state, name: 'ci/build' } })).status).toBe(201);
+    }
+    await settled();
+    const pipelines = events('Pipeline Hook').map((e) => e.body);
+    // running, then success: the repeated running changed nothing.
+    expect(pipelines.map((p) => [p.object_attributes.status, p.object_attributes.detailed_status])).toEqual([['running', 'running'], ['success', 'passed']]);
+    const done = pipelines[1];
+    expect(Object.keys(done)).toEqual(['object_kind', 'object_attributes', 'merge_request', 'user', 'project', 'commit', 'builds']);
+    expect(done.object_attributes).toMatchObject({ ref: 'main', tag: false, sha: c.id, source: 'external', stages: ['external'], protected_ref: true, variables: [], url: expect.stringMatching(/\/-\/pipelines\/\d+$/) });
+    expect(done.object_attributes.duration).toEqual(expect.any(Number));
+    expect(done).toMatchObject({ merge_request: null, user: { username: 'hookowner' }, commit: { id: c.id }, builds: [] });
+    expect(done.project).not.toHaveProperty('homepage');
+    expect((await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/pipeline_events`, { token: s.rootToken })).status).toBe(201);
+  });
+
   it('sends release events (create, update, delete)', async () => {
     await addHook({ releases_events: true, push_events: false });
     expect((await s.request('POST', `/projects/${pid}/releases`, { token: owner.token, json: { tag_name: 'v1.0-rel', ref: 'main', name: 'One', assets: { links: [{ name: 'docs', url: 'https://example.com/docs' }] } } })).status).toBe(201);

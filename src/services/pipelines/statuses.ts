@@ -1,6 +1,7 @@
 // Pipelines without a runner: external CI systems report commit statuses, which create and update a
 // pipeline per sha and ref. The pipeline's status is the composite of its statuses; when it turns
 // to success, waiting auto-merges run in the same request.
+import { emitEvent } from '../events.js';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
@@ -149,8 +150,10 @@ export async function reportStatus(app: AppContext, info: ProjectInfo, user: Use
     };
     await trx.updateTable('ci_pipelines').set(pipelineSet).where('id', '=', pipeline.id).execute();
     const statusRow = await trx.selectFrom('commit_statuses').selectAll().where('id', '=', statusId).executeTakeFirstOrThrow();
-    return { statusRow, pipeline: Object.assign({}, pipeline, { ...pipelineSet }), becameSuccess: status === 'success' && pipeline.status !== 'success' };
+    return { statusRow, pipeline: Object.assign({}, pipeline, { ...pipelineSet }), previousStatus: pipeline.status, becameSuccess: status === 'success' && pipeline.status !== 'success' };
   });
+  // Every change of the pipeline's status is an event (GitLab's pipeline state machine: hooks on each transition).
+  if (result.pipeline.status !== result.previousStatus) await emitEvent(app, { kind: 'pipeline', projectId: info.project.id, pipelineId: result.pipeline.id });
   if (result.becameSuccess) await runAutoMerges(app, info, sha);
   return result;
 }

@@ -6,6 +6,7 @@ import { eventListeners, type DomainEvent } from '../events.js';
 import { findMrById, type ProjectInfo } from '../merge-requests/rows.js';
 import { loadProjectById } from '../projects/lookup.js';
 import { triggerHooks } from './dispatch.js';
+import { pipelinePayload } from './pipeline-payload.js';
 import { flagsOf, projectHooks, type HookFlag, type HookRow } from './hooks.js';
 import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 
@@ -14,6 +15,7 @@ const FLAGS: Record<DomainEvent['kind'], HookFlag[]> = {
   note: ['note_events', 'confidential_note_events'],
   release: ['releases_events'],
   emoji: ['emoji_events'],
+  pipeline: ['pipeline_events'],
 };
 
 async function wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean> {
@@ -53,6 +55,14 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
     });
   } else if (e.kind === 'release') {
     await triggerHooks(app, e.projectId, { scope: 'release_hooks', payload: () => releasePayload(app, { base, info, release: e.release, action: e.action }) });
+  } else if (e.kind === 'pipeline') {
+    await triggerHooks(app, e.projectId, {
+      scope: 'pipeline_hooks',
+      payload: async () => {
+        const pipeline = await app.db.selectFrom('ci_pipelines').selectAll().where('id', '=', e.pipelineId).executeTakeFirst();
+        return pipeline ? pipelinePayload(app, { base, info, pipeline }) : null;
+      },
+    });
   } else {
     const onNote = e.award.awardable_type === 'Note';
     const note = onNote ? await app.db.selectFrom('notes').selectAll().where('id', '=', e.award.awardable_id).executeTakeFirst() : null;

@@ -31,8 +31,8 @@ export function projectWebUrl(base: string, p: HookProject): string {
   return `${base}/${fullPath(p.project, p.namespace)}`;
 }
 
-/** Project#hook_attrs with the backward-compatible keys. */
-export function projectHookAttrs(base: string, p: HookProject) {
+/** Project#hook_attrs, with the backward-compatible keys unless `backward` is false (pipeline events). */
+export function projectHookAttrs(base: string, p: HookProject, backward = true) {
   const path = fullPath(p.project, p.namespace);
   const web = `${base}/${path}`;
   const ssh = `git@${hostOf(base)}:${path}.git`;
@@ -49,10 +49,7 @@ export function projectHookAttrs(base: string, p: HookProject) {
     path_with_namespace: path,
     default_branch: p.project.default_branch,
     ci_config_path: null,
-    homepage: web,
-    url: ssh,
-    ssh_url: ssh,
-    http_url: `${web}.git`,
+    ...(backward ? { homepage: web, url: ssh, ssh_url: ssh, http_url: `${web}.git` } : {}),
   };
 }
 

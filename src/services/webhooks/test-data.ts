@@ -11,6 +11,7 @@ import { loadRefProtection } from '../repository/protected-refs.js';
 import type { HookScope } from './hooks.js';
 import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 import { commitHookAttrs, projectWebUrl, pushPayload, type PushContext } from './payloads.js';
+import { pipelinePayload } from './pipeline-payload.js';
 
 export type TestData = { payload: unknown } | { error: string };
 
@@ -91,8 +92,9 @@ export async function testPayload(app: AppContext, found: FoundProject, user: Us
       return { payload: await releasePayload(app, { base, info: found, release, action: 'create' }) };
     }
     case 'pipeline_hooks': {
-      const any = await app.db.selectFrom('ci_pipelines').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
-      return { error: any ? NOT_AVAILABLE : 'Ensure the project has CI pipelines.' };
+      const pipeline = await app.db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      if (!pipeline) return { error: 'Ensure the project has CI pipelines.' };
+      return { payload: await pipelinePayload(app, { base, info: found, pipeline }) };
     }
     default:
       return { error: MISSING[scope] ?? NOT_AVAILABLE };
