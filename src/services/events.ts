@@ -59,7 +59,13 @@ export interface PipelineEvent {
   pipelineId: number;
 }
 
-export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent | EmojiEvent | PipelineEvent;
+export interface DeploymentEvent {
+  kind: 'deployment';
+  projectId: number;
+  deploymentId: number;
+}
+
+export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent | EmojiEvent | PipelineEvent | DeploymentEvent;
 
 export interface EventListener {
   wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean>;

@@ -574,6 +574,23 @@ describe('merge request, note and release events', () => {
     expect((await s.request('POST', `/projects/${pid}/hooks/${h.id}/test/pipeline_events`, { token: s.rootToken })).status).toBe(201);
   });
 
+  it('sends deployment events when a deployment is recorded and when its status changes', async () => {
+    await addHook({ deployment_events: true, push_events: false });
+    const c = await commit('main', 'deploy.txt');
+    const d = await s.request('POST', `/projects/${pid}/deployments`, { token: owner.token, json: { environment: 'staging', sha: c.id, ref: 'main', tag: false, status: 'running' } });
+    expect(d.status).toBe(201);
+    await s.request('PUT', `/projects/${pid}/deployments/${d.body.id}`, { token: owner.token, json: { status: 'running' } });
+    await s.request('PUT', `/projects/${pid}/deployments/${d.body.id}`, { token: owner.token, json: { status: 'success' } });
+    await settled();
+    const deployments = events('Deployment Hook').map((e) => e.body);
+    expect(deployments.map((x) => x.status)).toEqual(['running', 'success']);
+    expect(deployments[1]).toMatchObject({
+      object_kind: 'deployment', deployment_id: d.body.id, environment: 'staging', environment_tier: 'staging', environment_slug: 'staging',
+      short_sha: c.id.slice(0, 8), commit_url: `${s.url}/hookowner/hooked/-/commit/${c.id}`, commit_title: 'add deploy.txt',
+      user: { username: 'hookowner' }, user_url: `${s.url}/hookowner`, deployable_id: null, ref: 'main',
+    });
+  });
+
   it('sends release events (create, update, delete)', async () => {
     await addHook({ releases_events: true, push_events: false });
     expect((await s.request('POST', `/projects/${pid}/releases`, { token: owner.token, json: { tag_name: 'v1.0-rel', ref: 'main', name: 'One', assets: { links: [{ name: 'docs', url: 'https://example.com/docs' }] } } })).status).toBe(201);

@@ -6,7 +6,7 @@ import { eventListeners, type DomainEvent } from '../events.js';
 import { findMrById, type ProjectInfo } from '../merge-requests/rows.js';
 import { loadProjectById } from '../projects/lookup.js';
 import { triggerHooks } from './dispatch.js';
-import { pipelinePayload } from './pipeline-payload.js';
+import { deploymentPayload, pipelinePayload } from './ci-payloads.js';
 import { flagsOf, projectHooks, type HookFlag, type HookRow } from './hooks.js';
 import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 
@@ -16,6 +16,7 @@ const FLAGS: Record<DomainEvent['kind'], HookFlag[]> = {
   release: ['releases_events'],
   emoji: ['emoji_events'],
   pipeline: ['pipeline_events'],
+  deployment: ['deployment_events'],
 };
 
 async function wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean> {
@@ -55,6 +56,14 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
     });
   } else if (e.kind === 'release') {
     await triggerHooks(app, e.projectId, { scope: 'release_hooks', payload: () => releasePayload(app, { base, info, release: e.release, action: e.action }) });
+  } else if (e.kind === 'deployment') {
+    await triggerHooks(app, e.projectId, {
+      scope: 'deployment_hooks',
+      payload: async () => {
+        const deployment = await app.db.selectFrom('deployments').selectAll().where('id', '=', e.deploymentId).executeTakeFirst();
+        return deployment ? deploymentPayload(app, { base, info, deployment }) : null;
+      },
+    });
   } else if (e.kind === 'pipeline') {
     await triggerHooks(app, e.projectId, {
       scope: 'pipeline_hooks',

@@ -11,7 +11,7 @@ import { loadRefProtection } from '../repository/protected-refs.js';
 import type { HookScope } from './hooks.js';
 import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 import { commitHookAttrs, projectWebUrl, pushPayload, type PushContext } from './payloads.js';
-import { pipelinePayload } from './pipeline-payload.js';
+import { pipelinePayload } from './ci-payloads.js';
 
 export type TestData = { payload: unknown } | { error: string };
 

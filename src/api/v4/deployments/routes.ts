@@ -11,6 +11,8 @@ import { nowIso } from '../../../db/database.js';
 import type { DeploymentsTable } from '../../../db/tables/merge-requests.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel } from '../../../services/access.js';
+import { environmentSlug } from '../../../services/deployments.js';
+import { emitEvent } from '../../../services/events.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
 import { repoFor } from '../../../services/merge-requests/git-ops.js';
 import { loadBundle, pathId } from '../../../services/merge-requests/rows.js';
@@ -19,10 +21,6 @@ import { presentUserBasic } from '../entities/user.js';
 
 type DeploymentRow = Selectable<DeploymentsTable>;
 const STATUSES = ['created', 'running', 'success', 'failed', 'canceled', 'blocked'] as const;
-
-function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24) || 'env';
-}
 
 function present(d: DeploymentRow, user: UserRow | undefined, base: string) {
   return {
@@ -36,7 +34,7 @@ function present(d: DeploymentRow, user: UserRow | undefined, base: string) {
     user: user ? presentUserBasic(user, { base }) : null,
     // GITLAB-COMPAT: environments are named by deployments only (no environments table), so the
     // environment object carries its name and slug.
-    environment: { name: d.environment, slug: slug(d.environment) },
+    environment: { name: d.environment, slug: environmentSlug(d.environment) },
     deployable: null,
   };
 }
@@ -117,6 +115,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
       return Object.assign({}, row, { id: ins.id });
     });
     if (d.status === 'success') await linkMergeRequests(c, found, d);
+    await emitEvent(c.app, { kind: 'deployment', projectId: found.project.id, deploymentId: d.id });
     return present(d, user, c.base);
   });
 
@@ -133,6 +132,8 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     await c.app.db.updateTable('deployments').set(set).where('id', '=', d.id).execute();
     const fresh = Object.assign({}, d, { ...set });
     if (status === 'success') await linkMergeRequests(c, found, fresh);
+    // A change of status is an event (GitLab's deployment hooks run on each transition).
+    if (status !== d.status) await emitEvent(c.app, { kind: 'deployment', projectId: found.project.id, deploymentId: d.id });
     return present(fresh, user, c.base);
   });
 

@@ -1,11 +1,13 @@
 // Pipeline events (Gitlab::DataBuilder::Pipeline) for the pipelines commit statuses make: the
 // pipeline, its merge request, user, project (without the backward-compatible keys) and commit.
-// Commit statuses are not jobs, so `builds` is empty, as GitLab's for external pipelines.
+// Commit statuses are not jobs, so `builds` is empty, as GitLab's for external pipelines. And
+// deployment events (Gitlab::DataBuilder::Deployment) for deployments recorded through the API.
 import type { AppContext } from '../../context.js';
 import { findUserRefsByIds } from '../../db/repositories/users.js';
 import { repoFor } from '../merge-requests/git-ops.js';
 import { findMrById, type PipelineRow, type ProjectInfo } from '../merge-requests/rows.js';
 import { detailedMergeStatus } from '../merge-requests/status.js';
+import { environmentSlug, environmentTier } from '../deployments.js';
 import { loadBranchRules } from '../repository/protected-refs.js';
 import { commitHookAttrs, projectHookAttrs, projectWebUrl, userHookAttrs } from './payloads.js';
 
@@ -75,5 +77,45 @@ export async function pipelinePayload(app: AppContext, p: { base: string; info: 
     project: projectHookAttrs(p.base, p.info, false),
     commit: commit ? commitHookAttrs(web, commit) : null,
     builds: [],
+  };
+}
+
+export interface DeploymentRow {
+  id: number;
+  environment: string;
+  sha: string;
+  ref: string;
+  status: string;
+  user_id: number | null;
+  updated_at: string;
+}
+
+/** A deployment event: no job deployed it (deployments come from the API), so no deployable. */
+export async function deploymentPayload(app: AppContext, p: { base: string; info: ProjectInfo; deployment: DeploymentRow }): Promise<Record<string, unknown>> {
+  const d = p.deployment;
+  const web = projectWebUrl(p.base, p.info);
+  const [users, commit] = await Promise.all([
+    d.user_id === null ? Promise.resolve(new Map()) : findUserRefsByIds(app.db, [d.user_id]),
+    repoFor(app, p.info.project.id).getCommit(d.sha).catch(() => null),
+  ]);
+  const user = d.user_id === null ? undefined : users.get(d.user_id);
+  return {
+    object_kind: 'deployment',
+    status: d.status,
+    status_changed_at: d.updated_at,
+    deployment_id: d.id,
+    deployable_id: null,
+    deployable_url: null,
+    environment: d.environment,
+    environment_tier: environmentTier(d.environment),
+    environment_slug: environmentSlug(d.environment),
+    environment_external_url: null,
+    project: projectHookAttrs(p.base, p.info),
+    short_sha: d.sha.slice(0, 8),
+    user: user ? userHookAttrs(p.base, user) : null,
+    user_url: user ? `${p.base}/${user.username}` : null,
+    commit_url: `${web}/-/commit/${d.sha}`,
+    commit_title: commit ? commit.title : null,
+    ref: d.ref,
   };
 }
