@@ -80,6 +80,26 @@ async function commit(branch: string, file: string, extra: Record<string, unknow
   return r.body;
 }
 
+/** A clone of the project as its owner, handed to `fn` and removed afterwards. */
+async function withClone(fn: (dir: string) => Promise<void>): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'labwright-hookpush-'));
+  try {
+    const remote = `http://oauth2:${owner.token}@${s.url.replace('http://', '')}/hookowner/hooked.git`;
+    await git(work, 'clone', '-q', remote, 'repo');
+    await fn(join(work, 'repo'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Writes a file in a clone and commits it; the new commit's sha. */
+async function commitInClone(dir: string, name: string, content = name, message = `add ${name}`): Promise<string> {
+  writeFileSync(join(dir, name), content);
+  await git(dir, 'add', name);
+  await git(dir, 'commit', '-q', '-m', message);
+  return (await git(dir, 'rev-parse', 'HEAD')).trim();
+}
+
 beforeAll(async () => {
   await startReceiver();
   const addr = receiver.address();
@@ -318,21 +338,10 @@ describe('push events', () => {
 
   it('a real `git push` of several commits sends one event listing them, oldest first; creating and deleting a branch send theirs', async () => {
     await addHook({});
-    const work = mkdtempSync(join(tmpdir(), 'labwright-hookpush-'));
-    try {
-      const remote = `http://oauth2:${owner.token}@${s.url.replace('http://', '')}/hookowner/hooked.git`;
-      await git(work, 'clone', '-q', remote, 'repo');
-      const dir = join(work, 'repo');
+    await withClone(async (dir) => {
       const shas: string[] = [];
-      for (const name of ['one.txt', 'two.txt', 'three.txt']) {
-        writeFileSync(join(dir, name), name);
-        await git(dir, 'add', name);
-        await git(dir, 'commit', '-q', '-m', `add ${name}`);
-        shas.push((await git(dir, 'rev-parse', 'HEAD')).trim());
-      }
-      writeFileSync(join(dir, 'one.txt'), 'changed');
-      await git(dir, 'commit', '-q', '-am', 'change one');
-      shas.push((await git(dir, 'rev-parse', 'HEAD')).trim());
+      for (const name of ['one.txt', 'two.txt', 'three.txt']) shas.push(await commitInClone(dir, name));
+      shas.push(await commitInClone(dir, 'one.txt', 'changed', 'change one'));
       await git(dir, 'push', '-q', 'origin', 'main');
       await git(dir, 'push', '-q', 'origin', 'main:feature/x');
       await git(dir, 'push', '-q', 'origin', ':feature/x');
@@ -345,26 +354,14 @@ describe('push events', () => {
       expect(main.commits[3]).toMatchObject({ added: [], modified: ['one.txt'], removed: [] });
       expect(created).toMatchObject({ ref: 'refs/heads/feature/x', before: '0'.repeat(40), after: shas[3], total_commits_count: 0, ref_protected: false });
       expect(deleted).toMatchObject({ ref: 'refs/heads/feature/x', before: shas[3], after: '0'.repeat(40), checkout_sha: null, commits: [], total_commits_count: 0 });
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-      await removeAllHooks();
-    }
+    });
   });
 
   it('lists only the newest 20 commits of a push, oldest first, and counts them all', async () => {
     await addHook({});
-    const work = mkdtempSync(join(tmpdir(), 'labwright-hookpush-'));
-    try {
-      const remote = `http://oauth2:${owner.token}@${s.url.replace('http://', '')}/hookowner/hooked.git`;
-      await git(work, 'clone', '-q', remote, 'repo');
-      const dir = join(work, 'repo');
+    await withClone(async (dir) => {
       const shas: string[] = [];
-      for (let i = 0; i < 25; i++) {
-        writeFileSync(join(dir, `n${i}.txt`), String(i));
-        await git(dir, 'add', '.');
-        await git(dir, 'commit', '-q', '-m', `n${i}`);
-        shas.push((await git(dir, 'rev-parse', 'HEAD')).trim());
-      }
+      for (let i = 0; i < 25; i++) shas.push(await commitInClone(dir, `n${i}.txt`, String(i), `n${i}`));
       await git(dir, 'push', '-q', 'origin', 'main');
       await until(() => events('Push Hook').length >= 1, 5000);
       await settled();
@@ -372,9 +369,7 @@ describe('push events', () => {
       expect(push.total_commits_count).toBe(25);
       expect(push.commits.map((c: any) => c.id)).toEqual(shas.slice(5));
       expect(push.commits[19].added).toEqual(['n24.txt']);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    });
   });
 
   it('follows the branch filter: wildcard, regex, all branches; tags are never filtered', async () => {
@@ -477,14 +472,8 @@ describe('merge request, note and release events', () => {
 
   it('counts the push limit per kind of change: four new tags send none, the branch pushed with them still does', async () => {
     await addHook({ tag_push_events: true });
-    const work = mkdtempSync(join(tmpdir(), 'labwright-hookpush-'));
-    try {
-      const remote = `http://oauth2:${owner.token}@${s.url.replace('http://', '')}/hookowner/hooked.git`;
-      await git(work, 'clone', '-q', remote, 'repo');
-      const dir = join(work, 'repo');
-      writeFileSync(join(dir, 'tags.txt'), 'x');
-      await git(dir, 'add', '.');
-      await git(dir, 'commit', '-q', '-m', 'tagged');
+    await withClone(async (dir) => {
+      await commitInClone(dir, 'tags.txt', 'x', 'tagged');
       for (const t of ['t1', 't2', 't3', 't4']) await git(dir, 'tag', t);
       await git(dir, 'push', '-q', 'origin', 'main', 't1', 't2', 't3', 't4');
       await until(() => events('Push Hook').length >= 1, 5000);
@@ -496,9 +485,7 @@ describe('merge request, note and release events', () => {
       await until(() => events('Tag Push Hook').length >= 1, 5000);
       const tag = events('Tag Push Hook')[0]!.body;
       expect(tag.commits[0]).toMatchObject({ added: ['tags.txt'], modified: [], removed: [] });
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    });
   });
 
   it('sends note events (create, update) with the merge request; internal notes only to confidential note hooks', async () => {
