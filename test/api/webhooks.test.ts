@@ -220,7 +220,7 @@ describe('the hooks API', () => {
   it('refuses bad input with GitLab\'s errors and saves nothing', async () => {
     const bad = async (json: Record<string, unknown>) => s.request('POST', `/projects/${pid}/hooks`, { token: owner.token, json });
     expect((await bad({})).body).toEqual({ error: 'url is missing' });
-    for (const url of ['ftp://example.com/x', 'not a url', 'http://', 'javascript:alert(1)', `${hookBase}/{missing}`]) {
+    for (const url of ['ftp://example.com/x', 'not a url', 'http://', 'javascript:alert(1)', `${hookBase}/{missing}`, 'http:{slashes}u:p@example.com/']) {
       const r = await bad({ url });
       expect(r.status, url).toBe(422);
       expect(r.body).toEqual({ error: 'Invalid url given' });

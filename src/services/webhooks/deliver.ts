@@ -28,10 +28,10 @@ const TEMPLATE_OUTPUT_LIMIT = 1024 * 1024;
  * A logged payload larger than this is kept as GitLab keeps one too large for its queue:
  * `{"oversize": true}` (it then cannot be resent). GITLAB-COMPAT: GitLab's bound is Sidekiq's.
  */
-export const LOG_DATA_LIMIT = 64 * 1024;
+export const LOG_DATA_LIMIT = 32 * 1024;
 export const OVERSIZE = '{"oversize":true}';
 /** Log entries kept per hook (the newest); older ones go in the periodic sweep. */
-const LOGS_PER_HOOK = 200;
+const LOGS_PER_HOOK = 100;
 
 export interface Delivery {
   scope: HookScope;

@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { currentEventChain } from '../../http/event-chain.js';
 import { executeHook, type Delivery } from './deliver.js';
-import { alertStatus, hooksFor, type HookRow, type HookScope } from './hooks.js';
+import { alertStatus, hooksFor, projectHooks, type HookRow, type HookScope } from './hooks.js';
 
 /** Deliveries one project may have waiting; past this its new events' deliveries are dropped (and logged). */
 const MAX_QUEUED_PER_PROJECT = 1_000;
-/** Bytes of payload the waiting deliveries may hold per process (each event's counted once). */
+/** Bytes of payload the waiting deliveries may hold per process (each event's counted once), and per project. */
 const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+const MAX_QUEUED_BYTES_PER_PROJECT = 8 * 1024 * 1024;
 
 interface Job {
   row: HookRow;
@@ -33,6 +34,7 @@ interface Queue {
   activeByProject: Map<number, number>;
   waiting: number;
   bytes: number;
+  bytesByProject: Map<number, number>;
   idle: Array<() => void>;
 }
 
@@ -40,7 +42,7 @@ const queues = new WeakMap<AppContext, Queue>();
 
 function queueOf(app: AppContext): Queue {
   let q = queues.get(app);
-  if (!q) queues.set(app, (q = { byProject: new Map(), turn: [], active: 0, activeByProject: new Map(), waiting: 0, bytes: 0, idle: [] }));
+  if (!q) queues.set(app, (q = { byProject: new Map(), turn: [], active: 0, activeByProject: new Map(), waiting: 0, bytes: 0, bytesByProject: new Map(), idle: [] }));
   return q;
 }
 
@@ -59,6 +61,13 @@ function nextJob(q: Queue, perProject: number): Job | null {
   return null;
 }
 
+/** Runs a queued delivery with the hook as it is now: one deleted or changed since the event is not sent as it was. */
+async function runJob(app: AppContext, job: Job): Promise<void> {
+  const current = (await projectHooks(app, job.row.project_id)).find((r) => r.id === job.row.id);
+  if (!current) return;
+  await executeHook(app, current, job.delivery);
+}
+
 function pump(app: AppContext, q: Queue): void {
   const perProject = Math.max(1, Math.floor(app.config.webhooks.concurrency / 2));
   while (q.active < app.config.webhooks.concurrency) {
@@ -68,14 +77,19 @@ function pump(app: AppContext, q: Queue): void {
     q.waiting -= 1;
     q.active += 1;
     q.activeByProject.set(projectId, (q.activeByProject.get(projectId) ?? 0) + 1);
-    executeHook(app, job.row, job.delivery)
+    runJob(app, job)
       .catch((err) => app.log.error({ err, hookId: job.row.id }, 'webhook delivery failed'))
       .finally(() => {
         q.active -= 1;
         const left = (q.activeByProject.get(projectId) ?? 1) - 1;
         if (left > 0) q.activeByProject.set(projectId, left);
         else q.activeByProject.delete(projectId);
-        if (--job.event.pending === 0) q.bytes -= job.event.bytes;
+        if (--job.event.pending === 0) {
+          q.bytes -= job.event.bytes;
+          const left = (q.bytesByProject.get(projectId) ?? 0) - job.event.bytes;
+          if (left > 0) q.bytesByProject.set(projectId, left);
+          else q.bytesByProject.delete(projectId);
+        }
         pump(app, q);
       });
   }
@@ -133,12 +147,14 @@ export async function triggerHooks(app: AppContext, projectId: number, event: Ho
     });
     if (runnable.length === 0) return;
     const queued = q.byProject.get(projectId)?.length ?? 0;
-    if (queued + runnable.length > MAX_QUEUED_PER_PROJECT || q.bytes + body.length > MAX_QUEUED_BYTES) {
+    const projectBytes = q.bytesByProject.get(projectId) ?? 0;
+    if (queued + runnable.length > MAX_QUEUED_PER_PROJECT || q.bytes + body.length > MAX_QUEUED_BYTES || projectBytes + body.length > MAX_QUEUED_BYTES_PER_PROJECT) {
       app.log.warn({ projectId, scope: event.scope, hooks: runnable.length }, 'webhook queue full: deliveries dropped');
       return;
     }
     const shared = { bytes: body.length, pending: runnable.length };
     q.bytes += body.length;
+    q.bytesByProject.set(projectId, projectBytes + body.length);
     let jobs = q.byProject.get(projectId);
     if (!jobs) {
       q.byProject.set(projectId, (jobs = []));

@@ -97,7 +97,9 @@ interface Resolved {
 /** Checks the hook as it would be saved, in GitLab's order of errors. */
 async function validate(app: AppContext, mode: Mode, r: Resolved, input: HookInput): Promise<void> {
   const invalidUrl = () => paramError('Invalid url given', 422);
-  if (r.url === '' || r.url.length > MAX_URL) throw invalidUrl();
+  // The URL as saved starts with the scheme and `//` itself (not from a variable), so the masking
+  // of logged URLs finds its credentials.
+  if (r.url === '' || r.url.length > MAX_URL || !/^https?:\/\//i.test(r.url)) throw invalidUrl();
   const filled = interpolateUrl(r.url, r.urlVariables);
   if ('missing' in filled) throw invalidUrl();
   try {
