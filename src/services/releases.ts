@@ -10,6 +10,15 @@ import { apiError } from '../http/errors.js';
 import { onUniqueViolation } from './projects/unique.js';
 
 export type ReleaseRow = Selectable<ReleasesTable>;
+
+/** The source archive formats every release offers (GitLab's Releases::Source). */
+export const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'];
+
+/** A release's source archives: named after the project's path and the tag, `/` made `-`. */
+export function releaseSources(webUrl: string, projectPath: string, tag: string): Array<{ format: string; url: string }> {
+  const prefix = `${projectPath}-${tag.replace(/\//g, '-')}`;
+  return SOURCE_FORMATS.map((format) => ({ format, url: `${webUrl}/-/archive/${tag}/${prefix}.${format}` }));
+}
 export type ReleaseLinkRow = Selectable<ReleaseLinksTable>;
 
 export const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;

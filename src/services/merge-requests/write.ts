@@ -375,7 +375,7 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
 }
 
 /** The people and labels of a merge request (its state before an update). */
-export async function loadAssociations(db: Kysely<DB>, mrId: number): Promise<MrAssociations> {
+async function loadAssociations(db: Kysely<DB>, mrId: number): Promise<MrAssociations> {
   const [assignees, reviewers, labels] = await Promise.all([
     db.selectFrom('merge_request_assignees').select('user_id').where('merge_request_id', '=', mrId).orderBy('id').execute(),
     db.selectFrom('merge_request_reviewers').select('user_id').where('merge_request_id', '=', mrId).orderBy('id').execute(),

@@ -11,7 +11,7 @@ setFlagsFromString('--enable-experimental-regexp-engine');
 
 const CACHE_SIZE = 256;
 /** Longest regex filter kept (GITLAB-COMPAT: GitLab takes 4,000 characters). */
-export const MAX_REGEX_FILTER = 255;
+const MAX_REGEX_FILTER = 255;
 /**
  * The engine's work per character of a branch name grows with the pattern's size once counted
  * repetitions are written out (`(?:.*){16}` is sixteen copies): filters larger than this are
@@ -25,7 +25,7 @@ const MAX_EXPANDED_SIZE = 64;
  * by its largest count. An estimate on the safe side; it does not have to parse exactly, the
  * engine refuses what is malformed.
  */
-export function expandedSize(pattern: string): number {
+function expandedSize(pattern: string): number {
   const stack: number[] = [0];
   let last = 0;
   for (let i = 0; i < pattern.length; i++) {

@@ -28,7 +28,7 @@ const TEMPLATE_OUTPUT_LIMIT = 1024 * 1024;
  * A logged payload larger than this is kept as GitLab keeps one too large for its queue:
  * `{"oversize": true}` (it then cannot be resent). GITLAB-COMPAT: GitLab's bound is Sidekiq's.
  */
-export const LOG_DATA_LIMIT = 32 * 1024;
+const LOG_DATA_LIMIT = 32 * 1024;
 export const OVERSIZE = '{"oversize":true}';
 /** Log entries kept per hook (the newest); older ones go in the periodic sweep. */
 const LOGS_PER_HOOK = 100;
@@ -174,7 +174,7 @@ function buildHeaders(app: AppContext, scope: HookScope, custom: Record<string, 
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /** GitLab's redact_user_emails: every value that is an e-mail address is logged as [REDACTED]. */
-export function redactEmails(v: unknown): unknown {
+function redactEmails(v: unknown): unknown {
   if (typeof v === 'string') return EMAIL.test(v) ? REDACTED : v;
   if (Array.isArray(v)) return v.map(redactEmails);
   if (v && typeof v === 'object') {
@@ -207,7 +207,7 @@ function loggedResponseHeaders(headers: Array<[string, string]>, variables: Reco
  * GitLab's custom webhook template: each `{{a.b}}` replaced by that value of the payload as JSON
  * (a string without its quotes, so it can sit inside one), the result parsed as the JSON to send.
  */
-export function renderTemplate(template: string, payload: unknown): unknown {
+function renderTemplate(template: string, payload: unknown): unknown {
   let arrayTouched = false;
   let size = template.length;
   const rendered = template.replace(/{{(.+?)}}/g, (_whole, path: string) => {

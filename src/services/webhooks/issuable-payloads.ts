@@ -12,11 +12,10 @@ import { repoFor } from '../merge-requests/git-ops.js';
 import { loadBundle, type LabelRow, type MrBundle, type MrRow, type ProjectInfo } from '../merge-requests/rows.js';
 import { detailedMergeStatus, discussionsResolved } from '../merge-requests/status.js';
 import { AccessLevel } from '../access.js';
-import { linksOf, type ReleaseRow } from '../releases.js';
+import { linksOf, releaseSources, SOURCE_FORMATS, type ReleaseRow } from '../releases.js';
 import { commitHookAttrs, projectHookAttrs, projectWebUrl, repositoryAttrs, userHookAttrs } from './payloads.js';
 
 const STATE_IDS: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
-const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'];
 
 function labelHookAttrs(l: LabelRow) {
   return {
@@ -196,6 +195,37 @@ export async function mergeRequestPayload(app: AppContext, p: MrPayloadInput): P
 
 type NoteRow = Selectable<NotesTable>;
 
+/** Note#hook_attrs (NoteBuilder): the note's attributes and its URL. */
+function noteHookAttrs(n: NoteRow, url: string): Record<string, unknown> {
+  return {
+    attachment: null,
+    author_id: n.author_id,
+    change_position: null,
+    commit_id: n.commit_id,
+    created_at: n.created_at,
+    discussion_id: n.discussion_id,
+    id: n.id,
+    internal: n.internal === 1,
+    line_code: n.line_code,
+    note: n.body,
+    noteable_id: n.noteable_id,
+    noteable_type: n.noteable_type,
+    original_position: n.position ? JSON.parse(n.position) : null,
+    position: n.position ? JSON.parse(n.position) : null,
+    project_id: n.project_id,
+    resolved_at: n.resolved_at,
+    resolved_by_id: n.resolved_by_id,
+    resolved_by_push: null,
+    st_diff: null,
+    system: n.system === 1,
+    type: n.type,
+    updated_at: n.updated_at,
+    updated_by_id: n.updated_by_id,
+    description: n.body,
+    url,
+  };
+}
+
 /** A note event on a merge request (`mr`) or a commit (Gitlab::DataBuilder::Note: `merge_request` or `commit`). */
 export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow | null; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown> | null> {
   const n = p.note;
@@ -217,34 +247,7 @@ export async function notePayload(app: AppContext, p: { base: string; info: Proj
     user: userHookAttrs(p.base, p.user),
     project_id: p.info.project.id,
     project: projectHookAttrs(p.base, p.info),
-    object_attributes: {
-      attachment: null,
-      author_id: n.author_id,
-      change_position: null,
-      commit_id: n.commit_id,
-      created_at: n.created_at,
-      discussion_id: n.discussion_id,
-      id: n.id,
-      internal: n.internal === 1,
-      line_code: n.line_code,
-      note: n.body,
-      noteable_id: n.noteable_id,
-      noteable_type: n.noteable_type,
-      original_position: n.position ? JSON.parse(n.position) : null,
-      position: n.position ? JSON.parse(n.position) : null,
-      project_id: n.project_id,
-      resolved_at: n.resolved_at,
-      resolved_by_id: n.resolved_by_id,
-      resolved_by_push: null,
-      st_diff: null,
-      system: n.system === 1,
-      type: n.type,
-      updated_at: n.updated_at,
-      updated_by_id: n.updated_by_id,
-      description: n.body,
-      url,
-      ...(p.action ? { action: p.action } : {}),
-    },
+    object_attributes: { ...noteHookAttrs(n, url), ...(p.action ? { action: p.action } : {}) },
     repository: repositoryAttrs(p.base, p.info, 'issuable'),
     ...noteable,
   };
@@ -256,7 +259,6 @@ export async function releasePayload(app: AppContext, p: { base: string; info: P
   const web = projectWebUrl(p.base, p.info);
   const links = (await linksOf(app.db, [r.id])).get(r.id) ?? [];
   const commit = r.sha ? await repoFor(app, p.info.project.id).getCommit(r.sha).catch(() => null) : null;
-  const prefix = `${p.info.project.path}-${r.tag.replace(/\//g, '-')}`;
   return {
     id: r.id,
     created_at: r.created_at,
@@ -271,7 +273,7 @@ export async function releasePayload(app: AppContext, p: { base: string; info: P
     assets: {
       count: links.length + SOURCE_FORMATS.length,
       links: links.map((l) => ({ id: l.id, external: !l.url.startsWith(web), link_type: l.link_type, name: l.name, url: l.url })),
-      sources: SOURCE_FORMATS.map((format) => ({ format, url: `${web}/-/archive/${r.tag}/${prefix}.${format}` })),
+      sources: releaseSources(web, p.info.project.path, r.tag),
     },
     commit: commit ? commitHookAttrs(web, commit) : null,
   };
@@ -315,10 +317,7 @@ export async function emojiPayload(
       awarded_on_url: p.note ? `${mrUrl}#note_${p.note.id}` : mrUrl,
     },
   };
-  if (p.note) {
-    const note = await notePayload(app, { base: p.base, info: p.info, mr: p.mr, note: p.note, user: p.user });
-    out.note = (note?.object_attributes as Record<string, unknown> | undefined) ?? null;
-  }
+  if (p.note) out.note = noteHookAttrs(p.note, `${mrUrl}#note_${p.note.id}`);
   out.merge_request = await mergeRequestAttrs(app, await mrContext(app, p.base, p.info, p.mr), p.mr);
   return out;
 }

@@ -13,7 +13,7 @@ export interface HookProject {
 }
 
 /** Commits listed in one push payload (GitLab keeps the newest 20). */
-export const PUSH_COMMITS_LIMIT = 20;
+const PUSH_COMMITS_LIMIT = 20;
 /** A new default branch lists at most its last 100 commits. */
 const NEW_DEFAULT_BRANCH_COMMITS = 100;
 

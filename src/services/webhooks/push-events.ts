@@ -17,10 +17,10 @@ import { projectHooks, type HookRow } from './hooks.js';
 import { pushPayload, type PushContext } from './payloads.js';
 
 /** GitLab's push_event_hooks_limit: more refs of one kind moved the same way in one push send no push events. */
-export const PUSH_EVENT_HOOKS_LIMIT = 3;
+const PUSH_EVENT_HOOKS_LIMIT = 3;
 
 /** GitLab's ActiveHookFilter: whether a hook takes a push to `branch`. */
-export function branchFilterAccepts(row: Pick<HookRow, 'push_events_branch_filter' | 'branch_filter_strategy'>, branch: string): boolean {
+function branchFilterAccepts(row: Pick<HookRow, 'push_events_branch_filter' | 'branch_filter_strategy'>, branch: string): boolean {
   const filter = row.push_events_branch_filter;
   if (!filter || row.branch_filter_strategy === 'all_branches') return true;
   if (row.branch_filter_strategy === 'regex') return regexFilterMatches(filter, branch);

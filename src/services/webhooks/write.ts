@@ -15,7 +15,7 @@ import { defaultFlags, flagsOf, hooksChanged, hookSecrets, interpolateUrl, maskU
 import { BlockedUrlError, checkHookUrl } from './url-guard.js';
 
 /** GitLab's plan limit `project_hooks`. */
-export const MAX_PROJECT_HOOKS = 100;
+const MAX_PROJECT_HOOKS = 100;
 const MAX_MAP_ENTRIES = 20;
 const MAX_MAP_VALUE = 2048;
 const MAX_TEMPLATE = 4096;
@@ -77,7 +77,7 @@ function sendableHeaders(map: Record<string, string>): boolean {
 }
 
 /** GitLab's branch filter validators: a wildcard must make a valid ref name (`*` read as `x`), a regex must compile in RE2. */
-export function branchFilterValid(filter: string, strategy: BranchFilterStrategy): boolean {
+function branchFilterValid(filter: string, strategy: BranchFilterStrategy): boolean {
   if (strategy === 'all_branches') return true;
   if (filter.length > MAX_BRANCH_FILTER) return false;
   if (strategy === 'regex') return regexFilterValid(filter);

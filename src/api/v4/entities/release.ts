@@ -2,7 +2,7 @@
 // Entities::Releases::Source. Field order follows GitLab.
 import type { Commit } from '../../../git/index.js';
 import type { UserRefRow } from '../../../db/repositories/users.js';
-import type { ReleaseLinkRow, ReleaseRow } from '../../../services/releases.js';
+import { releaseSources, SOURCE_FORMATS, type ReleaseLinkRow, type ReleaseRow } from '../../../services/releases.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { noteTimeFlip } from '../../../http/response-cache.js';
 import { presentCommit } from './commit.js';
@@ -24,8 +24,6 @@ export interface ReleasePresentCtx {
   /** Presented milestones (with issue_stats) by release id. */
   milestones: Map<number, Array<Record<string, unknown>>>;
 }
-
-export const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'];
 
 function releaseUrl(ctx: Pick<ReleasePresentCtx, 'webUrl'>, tag: string): string {
   return `${ctx.webUrl}/-/releases/${encodeURIComponent(tag)}`;
@@ -73,9 +71,7 @@ export function presentRelease(r: ReleaseRow, ctx: ReleasePresentCtx): Record<st
   const links = (ctx.links.get(r.id) ?? []).map((l) => presentLink(l, r, ctx));
   const assets: Record<string, unknown> = { count: links.length + (ctx.canDownload ? SOURCE_FORMATS.length : 0) };
   if (ctx.canDownload) {
-    // Releases::Source: the archive is named after the project and the tag, '/' made '-'.
-    const prefix = `${ctx.projectPath}-${r.tag.replace(/\//g, '-')}`;
-    assets.sources = SOURCE_FORMATS.map((format) => ({ format, url: `${ctx.webUrl}/-/archive/${r.tag}/${prefix}.${format}` }));
+    assets.sources = releaseSources(ctx.webUrl, ctx.projectPath, r.tag);
   }
   assets.links = links;
   out.assets = assets;

@@ -10,7 +10,7 @@ import { presentUserBasic } from '../entities/user.js';
 
 export type Awardable = { type: 'MergeRequest' | 'Note'; id: number; projectId: number };
 
-export interface AwardRow {
+interface AwardRow {
   id: number;
   name: string;
   user_id: number;
