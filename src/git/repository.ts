@@ -63,15 +63,34 @@ async function isEmptyOrMissingDir(path: string): Promise<boolean> {
  * is a non-empty directory.
  */
 export async function initBareRepository(path: string, opts: { defaultBranch?: string } = {}): Promise<void> {
-  const target = resolve(path);
   const branch = opts.defaultBranch || 'main';
   if (!isValidBranchName(branch)) throw new GitError('invalid_ref', `invalid default branch: ${branch}`);
+  // --template= skips the sample hooks (~20 files per repository nobody runs).
+  await makeRepository(path, (temp, cwd) => runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${branch}`, temp], { cwd }));
+}
+
+/**
+ * Creates the repository of a fork: a bare copy of `source` with its branches and tags (objects
+ * hard-linked, so the copy is quick and independent of the source afterwards), or only `branch`
+ * (no tags) when given. HEAD follows the source's (or names `branch`).
+ */
+export async function cloneBareRepository(source: string, path: string, opts: { branch?: string } = {}): Promise<void> {
+  if (opts.branch !== undefined && !isValidBranchName(opts.branch)) throw new GitError('invalid_ref', `invalid branch: ${opts.branch}`);
+  await makeRepository(path, async (temp, cwd) => {
+    const only = opts.branch !== undefined ? ['--single-branch', '--no-tags', '--branch', opts.branch] : [];
+    await runGit(['clone', '--bare', '--quiet', '--local', '--template=', ...only, '--', resolve(source), temp], { cwd });
+    await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: temp, okCodes: [0, 5, 128] });
+  });
+}
+
+/** Builds a repository in a temporary directory beside `path`, adds our settings, then moves it in place. */
+async function makeRepository(path: string, build: (temp: string, cwd: string) => Promise<unknown>): Promise<void> {
+  const target = resolve(path);
   if (!(await isEmptyOrMissingDir(target))) throw new GitError('exists', `repository already exists: ${path}`);
   await mkdir(dirname(target), { recursive: true });
   const temp = `${target}.init-${randomUUID()}`;
   try {
-    // --template= skips the sample hooks (~20 files per repository nobody runs).
-    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${branch}`, temp], { cwd: dirname(target) });
+    await build(temp, dirname(target));
     await appendFile(join(temp, 'config'), REPOSITORY_CONFIG);
     try {
       await rename(temp, target);

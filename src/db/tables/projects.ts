@@ -44,6 +44,13 @@ export interface ProjectsTable {
   repository_size: number;
   /** Last merge request iid handed out; the merge-request service increments it in a transaction. */
   mr_iid_counter: Generated<number>;
+  /** The project this one was forked from (null when not a fork, or once that project is gone). */
+  forked_from_project_id: number | null;
+  /** The first project of this one's fork network; null for projects never forked nor forks. */
+  fork_network_root_id: number | null;
+  /** Direct forks, kept by the fork and unlink services. */
+  forks_count: Generated<number>;
+  mr_default_target_self: Generated<number>;
   last_activity_at: string;
   created_at: string;
   updated_at: string;

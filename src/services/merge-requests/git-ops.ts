@@ -14,6 +14,40 @@ export function repoFor(app: AppContext, projectId: number): GitRepository {
   return new GitRepository(repoPathFor(app, projectId));
 }
 
+/** Whether a merge request comes from another project of the fork network (a fork). */
+export function fromFork(mr: Pick<MrRow, 'project_id' | 'source_project_id'>): boolean {
+  return mr.source_project_id !== mr.project_id;
+}
+
+/**
+ * The tip of a merge request's source branch, read in its source project. From a fork, the commit
+ * is then made present in the target project's repository as `refs/merge-requests/<iid>/head`
+ * (GitLab's fetch_ref), so the diff, the mergeability check and the merge all run there.
+ */
+export async function sourceBranchSha(app: AppContext, mr: Pick<MrRow, 'project_id' | 'source_project_id' | 'source_branch' | 'iid'>): Promise<string | null> {
+  const sha = await branchSha(repoFor(app, mr.source_project_id), mr.source_branch);
+  if (sha && fromFork(mr)) await fetchFromFork(app, mr, sha);
+  return sha;
+}
+
+/** Copies `sha` (and what it needs) from the source project into the target's merge request ref. */
+export async function fetchFromFork(app: AppContext, mr: Pick<MrRow, 'project_id' | 'source_project_id' | 'iid'>, sha: string): Promise<void> {
+  const target = repoFor(app, mr.project_id);
+  const ref = `refs/merge-requests/${mr.iid}/head`;
+  const current = await runGit(['rev-parse', '--verify', '--quiet', ref], { gitDir: target.path, okCodes: [0, 1, 128] });
+  if (current.code === 0 && current.stdout.toString('utf8').trim() === sha) return;
+  await fetchCommit(app, mr.source_project_id, target, sha);
+  await runGit(['update-ref', '-m', 'labwright: merge request head', ref, sha], { gitDir: target.path });
+}
+
+/** Makes commit `sha` of project `fromId` (and its history) present in `into`, unless it is already. */
+export async function fetchCommit(app: AppContext, fromId: number, into: GitRepository, sha: string): Promise<void> {
+  const have = await runGit(['cat-file', '-e', `${sha}^{commit}`], { gitDir: into.path, okCodes: [0, 1, 128] });
+  if (have.code === 0) return;
+  // Our repositories allow fetching any commit by id (uploadpack.allowAnySHA1InWant).
+  await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', repoPathFor(app, fromId), sha], { gitDir: into.path });
+}
+
 export async function branchSha(repo: GitRepository, name: string): Promise<string | null> {
   try {
     return await repo.branchSha(name);
@@ -103,10 +137,11 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
  */
 export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { force?: boolean } = {}): Promise<MrRow> {
   if (mr.state !== 'opened') return mr;
-  const repo = repoFor(app, mr.source_project_id);
-  const [source, target] = await Promise.all([branchSha(repo, mr.source_branch), branchSha(repo, mr.target_branch)]);
+  const repo = repoFor(app, mr.project_id);
+  const [source, target] = await Promise.all([fromFork(mr) ? branchSha(repoFor(app, mr.source_project_id), mr.source_branch) : branchSha(repo, mr.source_branch), branchSha(repo, mr.target_branch)]);
   const fresh = mr.merge_status !== 'unchecked' && mr.prepared_at !== null && source === mr.checked_source_sha && target === mr.checked_target_sha;
   if (fresh && !opts.force) return mr;
+  if (source && fromFork(mr)) await fetchFromFork(app, mr, source);
   const snap = await computeSnapshot(repo, source, target, mr);
   const prepared = mr.prepared_at ?? nowIso();
   // Written without a transaction: concurrent refreshes compute the same values from the same refs.
@@ -125,9 +160,10 @@ export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { for
  */
 export function mergeStatusStillFresh(app: AppContext, mr: MrRow): (() => Promise<boolean>) | null {
   if (mr.state !== 'opened') return null;
-  const repo = repoFor(app, mr.source_project_id);
+  const repo = repoFor(app, mr.project_id);
+  const sourceRepo = repoFor(app, mr.source_project_id);
   const { source_branch: source, target_branch: target, checked_source_sha: sourceSha, checked_target_sha: targetSha } = mr;
-  return async () => (await branchSha(repo, source)) === sourceSha && (await branchSha(repo, target)) === targetSha;
+  return async () => (await branchSha(sourceRepo, source)) === sourceSha && (await branchSha(repo, target)) === targetSha;
 }
 
 /**

@@ -13,9 +13,9 @@ import { isGitError, type RefChange } from '../../git/index.js';
 import { emitEvent } from '../events.js';
 import { notifyRefChanges } from '../repository/ref-hooks.js';
 import { AccessLevel } from '../access.js';
-import { effectiveAccess, fullPath } from '../projects/lookup.js';
+import { effectiveAccess, fullPath, loadProjectById } from '../projects/lookup.js';
 import { loadBranchRules, refActor, type RefProtection } from '../repository/protected-refs.js';
-import { branchSha, deleteBranchIfAt, moveTargetVerifyingSource, refreshMergeStatus, repoFor } from './git-ops.js';
+import { branchSha, deleteBranchIfAt, fromFork, moveTargetVerifyingSource, refreshMergeStatus, repoFor, sourceBranchSha } from './git-ops.js';
 import { findMrById, loadBundle, type MrRow, type ProjectInfo } from './rows.js';
 import { ACTIVE_PIPELINE_STATUSES, ciVerdict, firstFailingCheck, squashOnMerge } from './status.js';
 
@@ -44,7 +44,10 @@ export function canMerge(user: Pick<UserRow, 'is_admin'> | null, access: number,
  * can_remove_source_branch?: never the project's default branch nor a protected branch, and only
  * by someone who may push code to the project.
  */
-async function canRemoveSourceBranch(app: AppContext, info: ProjectInfo, mr: MrRow, user: UserRow): Promise<boolean> {
+async function canRemoveSourceBranch(app: AppContext, target: ProjectInfo, mr: MrRow, user: UserRow): Promise<boolean> {
+  // From a fork the branch is the fork's, and so are the rules and the access that count.
+  const info = fromFork(mr) ? await loadProjectById(app.db, mr.source_project_id) : target;
+  if (!info) return false;
   if (mr.source_branch === info.project.default_branch) return false;
   if ((await protectionFor(app, info)).isProtectedBranch(mr.source_branch)) return false;
   const access = await effectiveAccess(app.db, user, info.project, info.namespace);
@@ -177,7 +180,7 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
   let merged = false;
   try {
     const repo = repoFor(app, info.project.id);
-    const [source, target] = await Promise.all([branchSha(repo, mr.source_branch), branchSha(repo, mr.target_branch)]);
+    const [source, target] = await Promise.all([sourceBranchSha(app, mr), branchSha(repo, mr.target_branch)]);
     if (!source || !target) throw branchCannotBeMerged();
     if (opts.sha && opts.sha !== source) throw apiError(409, `SHA does not match HEAD of source branch: ${source}`);
     let result;
@@ -198,7 +201,9 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .where('id', '=', mr.id)
       .where('merge_lock', '=', token)
       .execute();
-    const moved = await moveTargetVerifyingSource(repo, mr.target_branch, result.newTarget, target, mr.source_branch, source);
+    // A fork's branch lives in another repository: the commit merged is the one read above.
+    const fork = fromFork(mr);
+    const moved = await moveTargetVerifyingSource(repo, mr.target_branch, result.newTarget, target, fork ? null : mr.source_branch, source);
     if (!moved) throw resourceLock();
     const remove = opts.shouldRemoveSourceBranch ?? (mr.should_remove_source_branch ?? mr.force_remove_source_branch) === 1;
     const now = nowIso();
@@ -229,11 +234,12 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .execute();
     merged = true;
     const moves: RefChange[] = [{ ref: `refs/heads/${mr.target_branch}`, before: target, after: result.newTarget }];
-    if (remove && (await canRemoveSourceBranch(app, info, mr, user)) && (await deleteBranchIfAt(repo, mr.source_branch, source))) {
-      moves.push({ ref: `refs/heads/${mr.source_branch}`, before: source, after: null });
-    }
+    const sourceRemoved = remove && (await canRemoveSourceBranch(app, info, mr, user)) && (await deleteBranchIfAt(repoFor(app, mr.source_project_id), mr.source_branch, source));
+    const removal: RefChange = { ref: `refs/heads/${mr.source_branch}`, before: source, after: null };
+    if (sourceRemoved && !fork) moves.push(removal);
     const done = (await findMrById(app.db, mr.id))!;
     await notifyRefChanges(app, info.project.id, moves, user.id);
+    if (sourceRemoved && fork) await notifyRefChanges(app, mr.source_project_id, [removal], user.id);
     await emitEvent(app, { kind: 'merge_request', projectId: info.project.id, info, mr: done, previous: { row: mr }, userId: user.id, action: 'merge' });
     return done;
   } finally {

@@ -22,7 +22,7 @@ import {
   setLabels,
   setReviewers,
 } from './attributes.js';
-import { branchSha, computeSnapshot, refreshMergeStatus, repoFor } from './git-ops.js';
+import { branchSha, computeSnapshot, fetchCommit, fetchFromFork, fromFork, refreshMergeStatus, repoFor } from './git-ops.js';
 import { findMrById, type MrRow, type ProjectInfo } from './rows.js';
 import { isDraftTitle } from './status.js';
 import { deleteNotesOf } from './notes.js';
@@ -214,25 +214,28 @@ async function resolveMilestone(db: Kysely<DB>, info: ProjectInfo, attrs: MrAttr
   return undefined;
 }
 
-export async function createMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput): Promise<MrRow> {
-  const mr = await insertMergeRequest(app, info, author, input);
+/**
+ * Opens a merge request in `info`'s project. `source` is the project its source branch lives in
+ * when that is another project of the fork network (the caller checked both projects' rules).
+ */
+export async function createMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput, source: ProjectInfo = info): Promise<MrRow> {
+  const mr = await insertMergeRequest(app, info, author, input, source);
   await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr, userId: author.id, action: 'open' });
   return mr;
 }
 
-async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput): Promise<MrRow> {
+async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput, sourceInfo: ProjectInfo): Promise<MrRow> {
   const project = info.project;
-  if (input.targetProjectId !== undefined && input.targetProjectId !== project.id) {
-    // GITLAB-COMPAT: forks are not supported yet, so a different target project is never a fork of this one.
-    throw unprocessable(['Source project is not a fork of the target project']);
-  }
+  const fork = sourceInfo.project.id !== project.id;
   validateText(input);
   validateBranchNames({ source_branch: input.sourceBranch, target_branch: input.targetBranch });
-  if (input.sourceBranch === input.targetBranch) throw unprocessable(["You can't use same project/branch for source and target"]);
+  if (!fork && input.sourceBranch === input.targetBranch) throw unprocessable(["You can't use same project/branch for source and target"]);
   const repo = repoFor(app, project.id);
-  const [source, target] = await Promise.all([branchSha(repo, input.sourceBranch), branchSha(repo, input.targetBranch)]);
+  const [source, target] = await Promise.all([branchSha(repoFor(app, sourceInfo.project.id), input.sourceBranch), branchSha(repo, input.targetBranch)]);
   if (!source) throw unprocessable([`Source branch "${input.sourceBranch}" does not exist`]);
   if (!target) throw unprocessable([`Target branch "${input.targetBranch}" does not exist`]);
+  // From a fork: the source commits are copied into the target repository, where the diff is made.
+  if (fork) await fetchCommit(app, sourceInfo.project.id, repo, source);
   const [assignees, reviewers] = await Promise.all([existingUserIds(app.db, input.assigneeIds ?? []), existingUserIds(app.db, input.reviewerIds ?? [])]);
   const squash = input.squash ?? (project.squash_option === 'always' || project.squash_option === 'default_on');
   // GITLAB-COMPAT: GitLab prepares the diff asynchronously (changes_count and diff_refs are null in
@@ -242,7 +245,7 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
   const now = nowIso();
   const values = (milestoneId: number | null | undefined): Values => ({
     project_id: project.id,
-    source_project_id: project.id,
+    source_project_id: sourceInfo.project.id,
     author_id: author.id,
     title: input.title,
     description: input.description ?? null,
@@ -261,7 +264,12 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
     created_at: now,
     updated_at: now,
   });
-  const branches: Branches = { project_id: project.id, source_project_id: project.id, source_branch: input.sourceBranch, target_branch: input.targetBranch };
+  const branches: Branches = { project_id: project.id, source_project_id: sourceInfo.project.id, source_branch: input.sourceBranch, target_branch: input.targetBranch };
+  // The fork's commit, kept alive in the target repository under the merge request's own ref.
+  const settle = async (row: MrRow) => {
+    if (fork) await fetchFromFork(app, row, source);
+    return refreshMergeStatus(app, row);
+  };
   const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
 
   if (app.database.dialect === 'postgres') {
@@ -278,7 +286,7 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
         if (!(await app.db.selectFrom('projects').select('id').where('id', '=', project.id).executeTakeFirst())) throw notFound('Project');
         return refuseDuplicate(app.db, branches);
       }
-      return refreshMergeStatus(app, row);
+      return settle(row);
     }
   }
 
@@ -303,7 +311,7 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
     }),
   );
   // A branch that moved since the snapshot was taken is seen here, as on every read.
-  return refreshMergeStatus(app, created);
+  return settle(created);
 }
 
 export const UPDATE_PARAMS = [
@@ -317,7 +325,7 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
   const retarget = attrs.targetBranch !== undefined && mr.state !== 'merged' && attrs.targetBranch !== mr.target_branch;
   if (retarget) {
     validateBranchNames({ target_branch: attrs.targetBranch! });
-    if (attrs.targetBranch === mr.source_branch) throw unprocessable(["You can't use same project/branch for source and target"]);
+    if (!fromFork(mr) && attrs.targetBranch === mr.source_branch) throw unprocessable(["You can't use same project/branch for source and target"]);
     if (!(await branchSha(repoFor(app, mr.project_id), attrs.targetBranch!))) throw unprocessable([`Target branch "${attrs.targetBranch}" does not exist`]);
   }
   const [assignees, reviewers] = await Promise.all([

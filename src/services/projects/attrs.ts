@@ -21,6 +21,7 @@ const BOOLEAN_SETTINGS = [
   'printing_merge_request_link_enabled',
   'request_access_enabled',
   'lfs_enabled',
+  'mr_default_target_self',
 ] as const;
 
 /** Deprecated `<feature>_enabled` booleans and the `<feature>_access_level` they map to. */

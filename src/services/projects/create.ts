@@ -1,13 +1,13 @@
 // Creating a project: the row and its route in one transaction, then (outside it, because git is
 // slow I/O) the bare repository and, when asked, a first commit with README.md.
 import { protectDefaultBranch } from '../repository/protected-refs-write.js';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import type { DB } from '../../db/types.js';
 import { apiError, forbidden, validationError } from '../../http/errors.js';
-import { GitRepository, initBareRepository, isGitError, isValidNewBranchName, removeRepository } from '../../git/repository.js';
+import { cloneBareRepository, GitRepository, initBareRepository, isGitError, isValidNewBranchName, removeRepository } from '../../git/repository.js';
 import { AccessLevel } from '../access.js';
 import { pathFromName } from '../paths.js';
 import { claimRoute, pathTaken } from '../routes.js';
@@ -20,6 +20,8 @@ import { assertVisibilityAllowed } from './namespaces.js';
 export interface NewProject extends ProjectAttrs {
   namespace: NamespaceRow;
   initializeWithReadme?: boolean;
+  /** Makes the project a fork of `source`: its repository is a copy (of `branch` only, when given). */
+  fork?: { source: ProjectRow; branch?: string; mrDefaultTargetSelf?: boolean };
 }
 
 /** Name and path clashes inside a namespace, reported together as GitLab does. */
@@ -98,9 +100,11 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
         created_at: now,
         updated_at: now,
         ...(input.settings as object),
+        ...(input.fork ? forkColumns(input.fork.source, input.fork.mrDefaultTargetSelf) : {}),
       } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
+    if (input.fork) await countFork(trx, input.fork.source.id);
     await claimRoute(trx, 'Project', inserted.id, fullPath({ path }, ns), fullName({ name }, ns));
     // The owner of a personal namespace is an Owner member of its projects, as in GitLab.
     if (ns.kind === 'user' && ns.owner_id !== null) {
@@ -116,7 +120,8 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
   let created = false;
   try {
     try {
-      await initBareRepository(repoPath, { defaultBranch: branch });
+      if (input.fork) await cloneBareRepository(repoPathFor(app, input.fork.source.id), repoPath, { branch: input.fork.branch });
+      else await initBareRepository(repoPath, { defaultBranch: branch });
       created = true;
     } catch (err) {
       // A request on the new project (git, or the repository API's openRepository) ran between the
@@ -137,10 +142,18 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
       });
       await app.db.updateTable('projects').set({ default_branch: branch, repository_size: await repo.repositorySize() }).where('id', '=', id).execute();
       await protectDefaultBranch(app, id, branch);
+    } else if (input.fork) {
+      const repo = new GitRepository(repoPath);
+      const head = input.fork.branch ?? input.fork.source.default_branch;
+      if (head !== null && (await repo.branchSha(head).catch(() => null))) {
+        await app.db.updateTable('projects').set({ default_branch: head, repository_size: await repo.repositorySize() }).where('id', '=', id).execute();
+        await protectDefaultBranch(app, id, head);
+      }
     }
   } catch (err) {
     // Without its repository the project is unusable: undo the row so the name can be retried.
     await deleteProjectRows(app, id).catch(() => undefined);
+    if (input.fork) await uncountFork(app.db, input.fork.source.id).catch(() => undefined);
     // Only a repository made here: one made by a racing request may hold what it pushed.
     if (created) await removeRepository(repoPath).catch(() => undefined);
     throw err;
@@ -148,6 +161,44 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
   const found = await loadProjectById(app.db, id);
   if (!found) throw forbidden();
   return found;
+}
+
+/** The fork columns of a new fork of `source`; the settings GitLab's ForkService copies come with them. */
+function forkColumns(source: ProjectRow, mrDefaultTargetSelf: boolean | undefined) {
+  return {
+    forked_from_project_id: source.id,
+    fork_network_root_id: source.fork_network_root_id ?? source.id,
+    mr_default_target_self: mrDefaultTargetSelf ? 1 : 0,
+    issues_access_level: source.issues_access_level,
+    repository_access_level: source.repository_access_level,
+    merge_requests_access_level: source.merge_requests_access_level,
+    forking_access_level: source.forking_access_level,
+    wiki_access_level: source.wiki_access_level,
+    builds_access_level: source.builds_access_level,
+    snippets_access_level: source.snippets_access_level,
+    pages_access_level: source.pages_access_level,
+    ci_config_path: source.ci_config_path,
+    suggestion_commit_message: source.suggestion_commit_message,
+    merge_commit_template: source.merge_commit_template,
+    squash_commit_template: source.squash_commit_template,
+  };
+}
+
+/** One more direct fork of `sourceId`, which becomes the root of a fork network if it was none's. */
+async function countFork(trx: Transaction<DB>, sourceId: number): Promise<void> {
+  await trx
+    .updateTable('projects')
+    .set((eb) => ({ forks_count: eb('forks_count', '+', 1), fork_network_root_id: eb.fn.coalesce('fork_network_root_id', 'id') }))
+    .where('id', '=', sourceId)
+    .execute();
+}
+
+export async function uncountFork(db: Kysely<DB>, sourceId: number): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set((eb) => ({ forks_count: eb.case().when('forks_count', '>', 0).then(eb('forks_count', '-', 1)).else(0).end() }))
+    .where('id', '=', sourceId)
+    .execute();
 }
 
 /**

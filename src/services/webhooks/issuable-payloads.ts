@@ -67,7 +67,7 @@ async function mergeRequestAttrs(app: AppContext, ctx: MrContext, mr: MrRow): Pr
   const assignees = bundle.assignees.get(mr.id) ?? [];
   const reviewers = bundle.reviewers.get(mr.id) ?? [];
   const web = projectWebUrl(base, info);
-  const last = mr.head_sha ? await repoFor(app, mr.source_project_id).getCommit(mr.head_sha).catch(() => null) : null;
+  const last = mr.head_sha ? await repoFor(app, mr.project_id).getCommit(mr.head_sha).catch(() => null) : null;
   const pipeline = mr.head_sha ? bundle.pipelines.get(`${mr.project_id}:${mr.head_sha}`) : undefined;
   return {
     assignee_id: assignees[0] ?? null,

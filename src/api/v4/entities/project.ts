@@ -7,7 +7,7 @@ import { isPostgres, selectBatch } from '../../../db/batch.js';
 import { prepared, type BoundStatement } from '../../../db/prepared.js';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
-import { AccessLevel, ancestorIds } from '../../../services/access.js';
+import { AccessLevel, ancestorIds, canReadProject } from '../../../services/access.js';
 import { todayUtc } from '../../../services/personal-access-tokens.js';
 import { fullName, fullPath, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
@@ -40,6 +40,8 @@ export interface ProjectPresentCtx {
   readCode?: boolean;
   /** Groups the project is shared with that the caller can see (loadSharedWithGroups). */
   sharedWithGroups?: ProjectSharedWithGroup[];
+  /** The project it was forked from, when the caller may see it (loadForkedFrom). */
+  forkedFrom?: ReturnType<typeof presentProjectSimple>;
 }
 
 function bool(v: number | null | undefined): boolean {
@@ -122,13 +124,47 @@ function simpleFields(row: ProjectRow, ns: NamespaceRow, ctx: { base: string; ow
     web_url: web,
     // GITLAB-COMPAT: GitLab points at the README it finds in the tree; we point at README.md on
     // the default branch whenever the repository has a branch, without reading git.
-    ...(code ? { readme_url: row.default_branch ? `${web}/-/blob/${row.default_branch}/README.md` : null, forks_count: 0 } : {}),
+    ...(code ? { readme_url: row.default_branch ? `${web}/-/blob/${row.default_branch}/README.md` : null, forks_count: row.forks_count } : {}),
     avatar_url: projectAvatar(ctx.base, row),
     star_count: 0,
     last_activity_at: row.last_activity_at,
     ...(withVisibility ? { visibility: row.visibility } : {}),
     namespace: presentProjectNamespace(ns, ctx.base, ctx.owner),
   };
+}
+
+/** GitLab's `forked?`: a member of a fork network other than its root (also once its upstream is gone). */
+export function isFork(row: Pick<ProjectRow, 'id' | 'fork_network_root_id'>): boolean {
+  return row.fork_network_root_id !== null && row.fork_network_root_id !== row.id;
+}
+
+/**
+ * The projects the given ones were forked from, as BasicProjectDetails, for those the caller may
+ * read (GitLab's forked_from_project). Nothing is read when none of them is a fork.
+ */
+export async function loadForkedFrom(db: Kysely<DB>, user: UserRow | null | undefined, rows: ProjectRow[], base: string): Promise<Map<number, ReturnType<typeof presentProjectSimple>>> {
+  const out = new Map<number, ReturnType<typeof presentProjectSimple>>();
+  const ids = [...new Set(rows.flatMap((r) => (r.forked_from_project_id !== null ? [r.forked_from_project_id] : [])))];
+  if (ids.length === 0) return out;
+  const parents = await db.selectFrom('projects').selectAll().where('id', 'in', ids).execute();
+  const namespaces = await loadNamespaces(db, parents);
+  const owners = await loadOwners(db, namespaces.values());
+  const items = parents.flatMap((project) => {
+    const namespace = namespaces.get(project.namespace_id);
+    return namespace ? [{ project, namespace }] : [];
+  });
+  const perms = await loadPermissions(db, user, items);
+  const shown = new Map<number, ReturnType<typeof presentProjectSimple>>();
+  for (const { project, namespace } of items) {
+    const level = effectiveFrom(perms.get(project.id)!, user);
+    if (!canReadProject(user ?? null, project, level)) continue;
+    shown.set(project.id, presentProjectSimple(project, namespace, { base, owner: namespace.owner_id !== null ? owners.get(namespace.owner_id) ?? null : null, readCode: canReadRepository(project, user ?? null, level) }));
+  }
+  for (const r of rows) {
+    const parent = r.forked_from_project_id !== null ? shown.get(r.forked_from_project_id) : undefined;
+    if (parent) out.set(r.id, parent);
+  }
+  return out;
 }
 
 function permissionsFrom(ctx: ProjectPresentCtx, ns: NamespaceRow): ProjectPermissions {
@@ -151,6 +187,7 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   const code = (ctx.readCode ?? canReadRepository(row, ctx.user ?? null, ctx.access ?? 0)) !== false;
   const o = simpleFields(row, ns, ctx, code, false) as ReturnType<typeof simpleFields> & Record<string, unknown>;
   const api = `${ctx.base}/api/v4/projects/${row.id}`;
+  if (ctx.forkedFrom) o.forked_from_project = ctx.forkedFrom;
   o.container_registry_image_prefix = `${host(ctx.base)}/${o.path_with_namespace}`;
   o._links = {
     self: api,
@@ -201,8 +238,7 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   o.shared_runners_enabled = false;
   o.lfs_enabled = bool(row.lfs_enabled);
   o.creator_id = row.creator_id;
-  // GITLAB-COMPAT: forks are not supported, so this is always null (GitLab omits it for non-forks).
-  o.forked_from_project = null;
+  if (isFork(row)) o.mr_default_target_self = bool(row.mr_default_target_self);
   o.import_url = null;
   o.import_type = null;
   o.import_status = 'none';
@@ -398,7 +434,9 @@ export async function presentProjectFor(
     shared = await loadSharedWithGroups(db, ctx.user, [row.id]);
   }
   const permissions = perms.get(row.id)!;
+  const forkedFrom = (await loadForkedFrom(db, ctx.user, [row], ctx.base)).get(row.id);
   return presentProject(row, ns, Object.assign({}, ctx, {
+    forkedFrom,
     permissions,
     access: ctx.access ?? effectiveFrom(permissions, ctx.user),
     owner: ns.owner_id !== null ? owners.get(ns.owner_id) ?? null : null,
@@ -432,9 +470,11 @@ export async function presentProjects(
     );
   }
   const shared = await loadSharedWithGroups(db, ctx.user, items.map((i) => i.project.id));
+  const forkedFrom = await loadForkedFrom(db, ctx.user, rows, ctx.base);
   return items.map(({ project, namespace }) => {
     const permissions = perms.get(project.id)!;
     return presentProject(project, namespace, {
+      forkedFrom: forkedFrom.get(project.id),
       base: ctx.base,
       user: ctx.user,
       permissions,

@@ -23,7 +23,7 @@ export const DIFF_LIMITS: DiffLimits = {
 
 async function loadDiffs(c: Ctx, p: MrProject, mr: MrRow, limits: DiffLimits): Promise<{ diffs: Diff[]; overflow: boolean }> {
   if (!mr.base_sha || !mr.head_sha) return { diffs: [], overflow: false };
-  return repoFor(c.app, mr.source_project_id).diff(mr.base_sha, mr.head_sha, limits);
+  return repoFor(c.app, mr.project_id).diff(mr.base_sha, mr.head_sha, limits);
 }
 
 function unidiffText(d: Diff): string {
@@ -100,7 +100,7 @@ export function registerMergeRequestDiffRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/raw_diffs', async function mrRawDiffs(c) {
     const p = await mrFromPath(c);
     const mr = await refreshMergeStatus(c.app, p.mr);
-    const text = mr.base_sha && mr.head_sha ? await repoFor(c.app, mr.source_project_id).rawDiff(mr.base_sha, mr.head_sha) : '';
+    const text = mr.base_sha && mr.head_sha ? await repoFor(c.app, mr.project_id).rawDiff(mr.base_sha, mr.head_sha) : '';
     c.reply.type('text/plain; charset=utf-8');
     c.header('Content-Disposition', 'inline');
     c.header('Cache-Control', 'no-cache, no-store');
@@ -112,7 +112,7 @@ export function registerMergeRequestDiffRoutes(app: FastifyInstance): void {
     const p = await mrFromPath(c);
     const mr = await refreshMergeStatus(c.app, p.mr);
     if (!mr.head_sha || !mr.start_sha) return paginateArray(c, []);
-    const repo = repoFor(c.app, mr.source_project_id);
+    const repo = repoFor(c.app, mr.project_id);
     const commits = await repo.listCommits({ ref: mr.head_sha, exclude: mr.base_sha ?? mr.start_sha, limit: 10_000 });
     const web = `${c.base}/${fullPath(p.info.project, p.info.namespace)}`;
     return paginateArray(c, commits).map((cm) => presentCommit(cm, web));

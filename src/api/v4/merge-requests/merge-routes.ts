@@ -5,7 +5,8 @@ import { route } from '../../../http/route.js';
 import { apiError, forbidden, unauthorized } from '../../../http/errors.js';
 import { isGitError } from '../../../git/index.js';
 import { AccessLevel } from '../../../services/access.js';
-import { branchSha, refreshMergeStatus, repoFor } from '../../../services/merge-requests/git-ops.js';
+import { branchSha, fetchCommit, fromFork, refreshMergeStatus, repoFor } from '../../../services/merge-requests/git-ops.js';
+import { effectiveAccess, loadProjectById } from '../../../services/projects/lookup.js';
 import { acceptMergeRequest, canMerge, cancelAutoMerge, protectionFor } from '../../../services/merge-requests/merge.js';
 import { refActor } from '../../../services/repository/protected-refs.js';
 import { findMrById } from '../../../services/merge-requests/rows.js';
@@ -50,13 +51,18 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
     const user = c.requireUser();
     c.params.bool('skip_ci');
     // authorize_push_to_merge_request!: the source branch must exist, and its protection decides.
+    // From a fork, the branch, its rules and the access that counts are the fork's.
+    const fork = fromFork(p.mr);
+    const sourceInfo = fork ? await loadProjectById(c.app.db, p.mr.source_project_id) : p.info;
     const repo = repoFor(c.app, p.mr.source_project_id);
-    const [source, target] = await Promise.all([branchSha(repo, p.mr.source_branch), branchSha(repo, p.mr.target_branch)]);
-    if (!source) throw forbidden('Source branch does not exist');
-    const actor = refActor(user, p.access, p.info.project.archived);
-    if (!(await protectionFor(c.app, p.info)).canPushToBranch(actor, p.mr.source_branch)) throw forbidden('Cannot push to source branch');
+    const [source, target] = await Promise.all([sourceInfo ? branchSha(repo, p.mr.source_branch) : null, branchSha(repoFor(c.app, p.mr.project_id), p.mr.target_branch)]);
+    if (!source || !sourceInfo) throw forbidden('Source branch does not exist');
+    const sourceAccess = fork ? await effectiveAccess(c.app.db, user, sourceInfo.project, sourceInfo.namespace) : p.access;
+    const actor = refActor(user, sourceAccess, sourceInfo.project.archived);
+    if (!(await protectionFor(c.app, sourceInfo)).canPushToBranch(actor, p.mr.source_branch)) throw forbidden('Cannot push to source branch');
     if (p.mr.state !== 'opened') throw forbidden('This merge request cannot be rebased');
     if (!target) throw forbidden('Cannot push to source branch');
+    if (fork) await fetchCommit(c.app, p.mr.project_id, repo, target);
     // GITLAB-COMPAT: the rebase runs before the response (GitLab queues it); the response keeps
     // GitLab's shape, and failures land in merge_error as they do in GitLab.
     let error: string | null = null;
@@ -86,7 +92,7 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
     if (mr.state !== 'opened' || mr.merge_status !== 'can_be_merged' || !mr.checked_source_sha || !mr.checked_target_sha) {
       throw apiError(400, 'Merge request is not mergeable');
     }
-    const repo = repoFor(c.app, mr.source_project_id);
+    const repo = repoFor(c.app, mr.project_id);
     const ref = `refs/merge-requests/${mr.iid}/merge`;
     const identity = { name: 'Labwright', email: 'noreply@labwright.local' };
     try {

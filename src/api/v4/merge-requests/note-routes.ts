@@ -241,7 +241,7 @@ async function createDiscussion(c: Ctx) {
   if (!mayWrite(c, s)) throw forbidden();
   let diff: { position: string; lineCode: string | null; commitId: string | null } | undefined;
   if (position) {
-    const checked = await checkPosition(repoFor(c.app, s.mr.source_project_id), position, DIFF_LIMITS);
+    const checked = await checkPosition(repoFor(c.app, s.mr.project_id), position, DIFF_LIMITS);
     diff = { position: JSON.stringify(checked.position), lineCode: checked.lineCode, commitId: commitId && /^[0-9a-f]{7,64}$/i.test(commitId) ? commitId : null };
   }
   const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: position ? 'DiffNote' : 'DiscussionNote', diff, ...params });

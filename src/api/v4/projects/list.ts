@@ -21,8 +21,11 @@ function readFilters(c: Ctx): ListFilters {
   };
 }
 
-// GET /projects
-async function listProjects(c: Ctx) {
+/**
+ * GET /projects, and (with `forksOf`) GET /projects/:id/forks: the same parameters on the direct
+ * forks of a project (GitLab's ForkProjectsFinder).
+ */
+export async function listProjects(c: Ctx, forksOf?: number) {
   const p = c.params;
   const orderBy = p.enum('order_by', ORDER_COLUMNS) ?? 'created_at';
   const sort = p.enum('sort', ['asc', 'desc'] as const) ?? 'desc';
@@ -39,6 +42,7 @@ async function listProjects(c: Ctx) {
 
   const db = c.app.db;
   let q = applyFilters(db.selectFrom('projects').selectAll('projects'), filters);
+  if (forksOf !== undefined) q = q.where('projects.forked_from_project_id', '=', forksOf);
   const visible = await visibleCondition(db, c.user);
   if (visible) q = q.where(visible);
   // Stars do not exist here, so nobody has starred anything.
@@ -66,5 +70,5 @@ async function listProjects(c: Ctx) {
 }
 
 export function registerProjectListRoutes(app: FastifyInstance): void {
-  route(app, 'GET', '/projects', listProjects);
+  route(app, 'GET', '/projects', (c) => listProjects(c));
 }

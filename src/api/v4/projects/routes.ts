@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerProjectUserHooks } from '../../../services/projects/user-hooks.js';
 import { registerProjectCreateRoutes } from './create.js';
+import { registerProjectForkRoutes } from './forks.js';
 import { registerProjectListRoutes } from './list.js';
 import { registerProjectSingleRoutes } from './single.js';
 
@@ -11,4 +12,5 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   registerProjectCreateRoutes(app);
   registerProjectListRoutes(app);
   registerProjectSingleRoutes(app);
+  registerProjectForkRoutes(app);
 }

@@ -74,6 +74,7 @@ const accessLevels = [
 export const Project = obj(
   {
     ...simpleProps,
+    ...optional({ forked_from_project: ProjectSimple }),
     container_registry_image_prefix: Str(),
     _links: obj({
       self: Str(),
@@ -106,7 +107,7 @@ export const Project = obj(
     shared_runners_enabled: Bool(),
     lfs_enabled: Bool(),
     creator_id: NInt(),
-    forked_from_project: nullable(Any()),
+    ...optional({ mr_default_target_self: Bool() }),
     import_url: NStr(),
     import_type: NStr(),
     import_status: Str(),

@@ -201,6 +201,11 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'POST /projects/:id/transfer': json(Project),
   'POST /projects/:id/archive': json(Project),
   'POST /projects/:id/unarchive': json(Project),
+  // projects/forks.ts
+  'POST /projects/:id/fork': json(Project),
+  'GET /projects/:id/forks': list(ProjectOrSimple),
+  'POST /projects/:id/fork/:forked_from_id': json(Project),
+  'DELETE /projects/:id/fork': empty,
   'POST /projects/:id/share': json(ProjectGroupLink),
   'DELETE /projects/:id/share/:group_id': empty,
 

@@ -1,0 +1,149 @@
+// Forks: POST /projects/:id/fork (a real copy of the repository), the fork relation in the project
+// entity, GET /projects/:id/forks, linking and unlinking, and merge requests from a fork into its
+// upstream (created, updated by pushes to the fork, diffed, merged) as GitLab clients use them.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../helpers/git.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { closeServer, commit, createProject, repo } from './mr-helpers.js';
+
+let s: TestServer;
+type U = { id: number; username: string; token: string };
+let alice: U; // owns upstream
+let bob: U; // forks it
+let carol: U; // outsider
+let upstream: { id: number; path_with_namespace: string; default_branch: string };
+
+beforeAll(async () => {
+  s = await startServer();
+  alice = await s.createUser('alice');
+  bob = await s.createUser('bob');
+  carol = await s.createUser('carol');
+  upstream = await createProject(s, 'up', { token: alice.token, visibility: 'public' });
+  await commit(s, upstream.id, 'feature', { 'f.txt': 'feature\n' }, { from: 'main' });
+  const tag = await s.request('POST', `/projects/${upstream.id}/repository/tags`, { token: alice.token, json: { tag_name: 'v1', ref: 'main' } });
+  expect(tag.status).toBe(201);
+}, 60_000);
+
+afterAll(async () => closeServer(s));
+
+async function fork(token: string, id: number, json: Record<string, unknown> = {}) {
+  return s.request('POST', `/projects/${id}/fork`, { token, json });
+}
+
+describe('forking a project', () => {
+  let forked: any;
+
+  it('copies the repository with its branches and tags into the caller\'s namespace', async () => {
+    const r = await fork(bob.token, upstream.id);
+    expect(r.status, r.text).toBe(201);
+    forked = r.body;
+    expect(forked.path_with_namespace).toBe('bob/up');
+    expect(forked.name).toBe('up');
+    expect(forked.default_branch).toBe('main');
+    expect(forked.visibility).toBe('public');
+    expect(forked.import_status).toBe('none');
+    expect(forked.forked_from_project).toMatchObject({ id: upstream.id, path_with_namespace: 'alice/up', name_with_namespace: 'alice / up' });
+    expect(forked.mr_default_target_self).toBe(false);
+    expect(forked.permissions.project_access.access_level).toBe(50);
+    const keys = Object.keys(forked);
+    expect(keys.indexOf('forked_from_project')).toBe(keys.indexOf('namespace') + 1);
+    expect(keys.indexOf('mr_default_target_self')).toBe(keys.indexOf('creator_id') + 1);
+
+    const branches = await s.request('GET', `/projects/${forked.id}/repository/branches`, { token: bob.token });
+    expect(branches.body.map((b: any) => b.name).sort()).toEqual(['feature', 'main']);
+    const tags = await s.request('GET', `/projects/${forked.id}/repository/tags`, { token: bob.token });
+    expect(tags.body.map((t: any) => t.name)).toEqual(['v1']);
+    expect(await repo(s, forked.id).branchSha('main')).toBe(await repo(s, upstream.id).branchSha('main'));
+    // The default branch is protected, as in any new project with commits.
+    const prot = await s.request('GET', `/projects/${forked.id}/protected_branches`, { token: bob.token });
+    expect(prot.body.map((p: any) => p.name)).toEqual(['main']);
+  });
+
+  it('counts forks on the upstream and lists them', async () => {
+    const up = await s.request('GET', `/projects/${upstream.id}`, { token: alice.token });
+    expect(up.body.forks_count).toBe(1);
+    expect(up.body).not.toHaveProperty('forked_from_project');
+    expect(up.body).not.toHaveProperty('mr_default_target_self');
+    const list = await s.request('GET', `/projects/${upstream.id}/forks`, { token: carol.token });
+    expect(list.status).toBe(200);
+    expect(list.body.map((p: any) => p.id)).toEqual([forked.id]);
+    expect(list.headers.get('x-total')).toBe('1');
+    const simple = await s.request('GET', `/projects/${upstream.id}/forks`, { token: carol.token, query: { simple: true } });
+    expect(Object.keys(simple.body[0])).not.toContain('permissions');
+  });
+
+  it('is a real repository: clone, push to the fork, and the upstream is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'labwright-fork-'));
+    try {
+      const url = new URL(`${s.url}/bob/up.git`);
+      url.username = 'bob';
+      url.password = bob.token;
+      await git(dir, 'clone', '--quiet', url.toString(), 'w');
+      const w = join(dir, 'w');
+      writeFileSync(join(w, 'new.txt'), 'from the fork\n');
+      await git(w, 'add', 'new.txt');
+      await git(w, 'commit', '--quiet', '-m', 'fork change');
+      await git(w, 'push', '--quiet', 'origin', 'HEAD:refs/heads/topic');
+      expect(await repo(s, forked.id).branchSha('topic')).toMatch(/^[0-9a-f]{40}$/);
+      expect(await repo(s, upstream.id).branchSha('topic')).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a second fork into the same namespace with 409 and full messages', async () => {
+    const r = await fork(bob.token, upstream.id);
+    expect(r.status).toBe(409);
+    expect(r.body.message).toEqual(expect.arrayContaining(['Name has already been taken', 'Path has already been taken']));
+  });
+
+  it('takes name, path, description, visibility (never above the source) and one branch', async () => {
+    const r = await fork(bob.token, upstream.id, { name: 'Up Two', path: 'up-two', description: 'second', visibility: 'private', branches: 'feature', mr_default_target_self: true });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body).toMatchObject({ name: 'Up Two', path: 'up-two', description: 'second', visibility: 'private', default_branch: 'feature', mr_default_target_self: true });
+    const branches = await s.request('GET', `/projects/${r.body.id}/repository/branches`, { token: bob.token });
+    expect(branches.body.map((b: any) => b.name)).toEqual(['feature']);
+    const tags = await s.request('GET', `/projects/${r.body.id}/repository/tags`, { token: bob.token });
+    expect(tags.body).toEqual([]);
+    // A fork of a private fork cannot be public.
+    const again = await fork(bob.token, r.body.id, { path: 'up-three', name: 'up three', visibility: 'public' });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.visibility).toBe('private');
+    expect(again.body.forked_from_project.id).toBe(r.body.id);
+    const del = await s.request('DELETE', `/projects/${again.body.id}`, { token: bob.token });
+    expect(del.status).toBe(202);
+    const del2 = await s.request('DELETE', `/projects/${r.body.id}`, { token: bob.token });
+    expect(del2.status).toBe(202);
+  });
+
+  it('answers GitLab\'s errors for bad targets, branches and callers', async () => {
+    expect((await fork(bob.token, upstream.id, { branches: 'nope' })).body).toEqual({ message: '404 Source Branch Not Found' });
+    expect((await fork(bob.token, upstream.id, { namespace_path: 'alice', path: 'x1', name: 'x1' })).body).toEqual({ message: '404 Target Namespace Not Found' });
+    expect((await fork(bob.token, upstream.id, { namespace_id: 999999 })).body).toEqual({ message: '404 Namespace Not Found' });
+    expect((await fork(bob.token, upstream.id, { visibility: 'secret' })).status).toBe(400);
+    expect((await s.request('POST', `/projects/${upstream.id}/fork`, { token: null })).status).toBe(401);
+    const priv = await createProject(s, 'secret', { token: alice.token });
+    expect((await fork(carol.token, priv.id)).body).toEqual({ message: '404 Project Not Found' });
+    const noFork = await s.request('PUT', `/projects/${upstream.id}`, { token: alice.token, json: { forking_access_level: 'disabled' } });
+    expect(noFork.status).toBe(200);
+    expect((await fork(carol.token, upstream.id)).body).toEqual({ message: '404 Not found' });
+    await s.request('PUT', `/projects/${upstream.id}`, { token: alice.token, json: { forking_access_level: 'enabled' } });
+    // Nothing was created by any of these.
+    const carolProjects = await s.request('GET', '/projects', { token: carol.token, query: { owned: true } });
+    expect(carolProjects.body).toEqual([]);
+  });
+
+  it('forks into a group the caller may create projects in', async () => {
+    const g = await s.request('POST', '/groups', { token: carol.token, json: { name: 'cg', path: 'cg', visibility: 'public' } });
+    expect(g.status).toBe(201);
+    const r = await fork(carol.token, upstream.id, { namespace_id: g.body.id });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.path_with_namespace).toBe('cg/up');
+    const list = await s.request('GET', `/projects/${upstream.id}/forks`, { token: alice.token });
+    expect(list.body.map((p: any) => p.path_with_namespace).sort()).toEqual(['bob/up', 'cg/up']);
+    expect((await fork(bob.token, upstream.id, { namespace: 'cg' })).body).toEqual({ message: '404 Target Namespace Not Found' });
+  });
+});
