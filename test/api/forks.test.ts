@@ -44,7 +44,7 @@ describe('forking a project', () => {
     expect(forked.name).toBe('up');
     expect(forked.default_branch).toBe('main');
     expect(forked.visibility).toBe('public');
-    expect(forked.import_status).toBe('none');
+    expect(forked.import_status).toBe('finished');
     expect(forked.forked_from_project).toMatchObject({ id: upstream.id, path_with_namespace: 'alice/up', name_with_namespace: 'alice / up' });
     expect(forked.mr_default_target_self).toBe(false);
     expect(forked.permissions.project_access.access_level).toBe(50);
@@ -145,5 +145,142 @@ describe('forking a project', () => {
     const list = await s.request('GET', `/projects/${upstream.id}/forks`, { token: alice.token });
     expect(list.body.map((p: any) => p.path_with_namespace).sort()).toEqual(['bob/up', 'cg/up']);
     expect((await fork(bob.token, upstream.id, { namespace: 'cg' })).body).toEqual({ message: '404 Target Namespace Not Found' });
+  });
+});
+
+describe('merge requests from a fork', () => {
+  let fork1: any;
+  let mr: any;
+
+  beforeAll(async () => {
+    const r = await fork(bob.token, upstream.id, { path: 'mrfork', name: 'mrfork' });
+    expect(r.status, r.text).toBe(201);
+    fork1 = r.body;
+    await commit(s, fork1.id, 'topic', { 'topic.txt': 'one\n' }, { from: 'main' });
+  });
+
+  it('opens in the upstream with the fork as source, and the diff made there', async () => {
+    const r = await s.request('POST', `/projects/${fork1.id}/merge_requests`, {
+      token: bob.token,
+      json: { source_branch: 'topic', target_branch: 'main', title: 'From my fork', target_project_id: upstream.id, allow_collaboration: true },
+    });
+    expect(r.status, r.text).toBe(201);
+    mr = r.body;
+    expect(mr).toMatchObject({ project_id: upstream.id, source_project_id: fork1.id, target_project_id: upstream.id, source_branch: 'topic', target_branch: 'main', allow_collaboration: true, allow_maintainer_to_push: true, changes_count: '1' });
+    expect(mr.web_url).toBe(`${s.url}/alice/up/-/merge_requests/${mr.iid}`);
+    const head = await repo(s, fork1.id).branchSha('topic');
+    expect(mr.sha).toBe(head);
+    expect(await repo(s, upstream.id).resolveRef(`refs/merge-requests/${mr.iid}/head`)).toBe(head);
+
+    const upList = await s.request('GET', `/projects/${upstream.id}/merge_requests`, { token: alice.token });
+    expect(upList.body.map((m: any) => m.id)).toContain(mr.id);
+    const forkList = await s.request('GET', `/projects/${fork1.id}/merge_requests`, { token: bob.token });
+    expect(forkList.body.map((m: any) => m.id)).not.toContain(mr.id);
+
+    const changes = await s.request('GET', `/projects/${upstream.id}/merge_requests/${mr.iid}/changes`, { token: alice.token });
+    expect(changes.status).toBe(200);
+    expect(changes.body.changes.map((c: any) => c.new_path)).toEqual(['topic.txt']);
+    const commits = await s.request('GET', `/projects/${upstream.id}/merge_requests/${mr.iid}/commits`, { token: alice.token });
+    expect(commits.body.map((c: any) => c.id)).toEqual([head]);
+    // A same-project request does not show the collaboration fields.
+    const local = await s.request('POST', `/projects/${upstream.id}/merge_requests`, { token: alice.token, json: { source_branch: 'feature', target_branch: 'main', title: 'local' } });
+    expect(local.status).toBe(201);
+    expect(local.body).not.toHaveProperty('allow_collaboration');
+  });
+
+  it('follows pushes to the fork\'s branch', async () => {
+    const next = await commit(s, fork1.id, 'topic', { 'topic2.txt': 'two\n' });
+    const r = await s.request('GET', `/projects/${upstream.id}/merge_requests/${mr.iid}`, { token: alice.token });
+    expect(r.body.sha).toBe(next);
+    expect(r.body.changes_count).toBe('2');
+    expect(await repo(s, upstream.id).resolveRef(`refs/merge-requests/${mr.iid}/head`)).toBe(next);
+  });
+
+  it('refuses targets outside the network, unknown or closed to the caller, and callers who cannot push to the source', async () => {
+    const body = { source_branch: 'topic', target_branch: 'main', title: 't' };
+    const other = await createProject(s, 'other', { token: bob.token, visibility: 'public' });
+    const outside = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { ...body, target_project_id: other.id } });
+    expect(outside.status).toBe(422);
+    expect(outside.body).toEqual({ message: ['Source project is not a fork of the target project'] });
+    const unknown = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { ...body, target_project_id: 999999 } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ message: '404 Not found' });
+    const stranger = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: carol.token, json: { ...body, target_project_id: upstream.id } });
+    expect(stranger.status).toBe(403);
+    // A private project of the network the caller cannot read.
+    const priv = await fork(alice.token, upstream.id, { path: 'alice-priv', name: 'alice priv', visibility: 'private' });
+    expect(priv.status, priv.text).toBe(201);
+    const closed = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { ...body, target_project_id: priv.body.id } });
+    expect(closed.status).toBe(403);
+    // Same branch names in two projects are fine.
+    const same = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { source_branch: 'main', target_branch: 'main', title: 'same names', target_project_id: upstream.id } });
+    expect(same.status, same.text).toBe(201);
+    const again = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { source_branch: 'topic', target_branch: 'main', title: 'dup', target_project_id: upstream.id } });
+    expect(again.status).toBe(409);
+    const close = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${same.body.iid}`, { token: alice.token, json: { state_event: 'close' } });
+    expect(close.body.state).toBe('closed');
+  });
+
+  it('rebases in the fork, and merges into the upstream; the fork\'s branch stays unless the merger may push there', async () => {
+    await commit(s, upstream.id, 'main', { 'upstream.txt': 'moved on\n' });
+    const oldTip = await repo(s, fork1.id).branchSha('topic');
+    // Who may push to the fork's branch rebases it (GitLab's authorize_push_to_merge_request!): the fork's owner.
+    const reb = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${mr.iid}/rebase`, { token: bob.token });
+    expect(reb.status, reb.text).toBe(202);
+    const rebased = await repo(s, fork1.id).branchSha('topic');
+    expect(rebased).not.toBe(oldTip);
+    expect(await repo(s, fork1.id).isAncestor((await repo(s, upstream.id).branchSha('main'))!, rebased!)).toBe(true);
+    const alicesRebase = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${mr.iid}/rebase`, { token: alice.token });
+    expect(alicesRebase.status).toBe(403);
+    expect(alicesRebase.body).toEqual({ message: '403 Forbidden - Cannot push to source branch' });
+
+    const tip = await repo(s, fork1.id).branchSha('topic');
+    const merged = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${mr.iid}/merge`, { token: alice.token, json: { should_remove_source_branch: true, sha: tip } });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.state).toBe('merged');
+    const file = await s.request('GET', `/projects/${upstream.id}/repository/files/topic2.txt`, { token: alice.token, query: { ref: 'main' } });
+    expect(file.status).toBe(200);
+    expect(await repo(s, fork1.id).branchSha('topic')).toBe(tip);
+  });
+
+  it('unlinks: open requests between the fork and its network close, the relation and the count go', async () => {
+    await commit(s, fork1.id, 'second', { 's.txt': 's\n' }, { from: 'main' });
+    const open = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { source_branch: 'second', target_branch: 'main', title: 'second', target_project_id: upstream.id } });
+    expect(open.status).toBe(201);
+    const before = (await s.request('GET', `/projects/${upstream.id}`, { token: alice.token })).body.forks_count;
+    expect((await s.request('DELETE', `/projects/${fork1.id}/fork`, { token: carol.token })).status).toBe(403);
+    const r = await s.request('DELETE', `/projects/${fork1.id}/fork`, { token: bob.token });
+    expect(r.status).toBe(204);
+    const mrNow = await s.request('GET', `/projects/${upstream.id}/merge_requests/${open.body.iid}`, { token: alice.token });
+    expect(mrNow.body.state).toBe('closed');
+    const me = await s.request('GET', `/projects/${fork1.id}`, { token: bob.token });
+    expect(me.body).not.toHaveProperty('forked_from_project');
+    expect(me.body.import_status).toBe('none');
+    expect((await s.request('GET', `/projects/${upstream.id}`, { token: alice.token })).body.forks_count).toBe(before - 1);
+    expect((await s.request('DELETE', `/projects/${fork1.id}/fork`, { token: bob.token })).status).toBe(304);
+    const outside = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { source_branch: 'second', target_branch: 'main', title: 'again', target_project_id: upstream.id } });
+    expect(outside.status).toBe(422);
+
+    // Linking it again (Owner of the fork, who may fork the source).
+    const link = await s.request('POST', `/projects/${fork1.id}/fork/${upstream.id}`, { token: bob.token });
+    expect(link.status, link.text).toBe(201);
+    expect(link.body.forked_from_project.id).toBe(upstream.id);
+    expect((await s.request('POST', `/projects/${fork1.id}/fork/${upstream.id}`, { token: bob.token })).body).toEqual({ message: 'Project already forked' });
+  });
+
+  it('a deleted fork closes its open requests, which stay readable', async () => {
+    const f = await fork(bob.token, upstream.id, { path: 'doomed', name: 'doomed' });
+    await commit(s, f.body.id, 'gone', { 'g.txt': 'g\n' }, { from: 'main' });
+    const open = await s.request('POST', `/projects/${f.body.id}/merge_requests`, { token: bob.token, json: { source_branch: 'gone', target_branch: 'main', title: 'gone', target_project_id: upstream.id } });
+    expect(open.status).toBe(201);
+    expect((await s.request('DELETE', `/projects/${f.body.id}`, { token: bob.token })).status).toBe(202);
+    const mrNow = await s.request('GET', `/projects/${upstream.id}/merge_requests/${open.body.iid}`, { token: alice.token });
+    expect(mrNow.status).toBe(200);
+    expect(mrNow.body.state).toBe('closed');
+    const changes = await s.request('GET', `/projects/${upstream.id}/merge_requests/${open.body.iid}/changes`, { token: alice.token });
+    expect(changes.status).toBe(200);
+    expect(changes.body.changes.map((c: any) => c.new_path)).toEqual(['g.txt']);
+    const list = await s.request('GET', `/projects/${upstream.id}/merge_requests`, { token: alice.token, query: { state: 'closed' } });
+    expect(list.status).toBe(200);
   });
 });

@@ -76,17 +76,20 @@ async function pushHooks(app: AppContext, projectId: number, changes: RefChange[
 async function sourceBranchPushes(app: AppContext, projectId: number, changes: RefChange[], userId: number | null): Promise<void> {
   if (userId === null) return;
   const moved = changes.filter((c) => c.ref.startsWith('refs/heads/') && c.after !== null);
-  if (moved.length === 0 || !(await eventsWanted(app, projectId, 'merge_request'))) return;
+  if (moved.length === 0) return;
+  // Merge requests from this project into others (a fork's) are the other projects' to announce.
+  const here = await eventsWanted(app, projectId, 'merge_request');
   const before = new Map(moved.map((c) => [c.ref.slice('refs/heads/'.length), c.before]));
-  const open = await app.db
+  let q = app.db
     .selectFrom('merge_requests')
     .selectAll()
     .where('source_project_id', '=', projectId)
     .where('state', '=', 'opened')
-    .where('source_branch', 'in', [...before.keys()])
-    .orderBy('id')
-    .execute();
+    .where('source_branch', 'in', [...before.keys()]);
+  if (!here) q = q.where('project_id', '!=', projectId);
+  const open = await q.orderBy('id').execute();
   for (const row of open) {
+    if (row.project_id !== projectId && !(await eventsWanted(app, row.project_id, 'merge_request'))) continue;
     // The merge request as the push left it (head, merge status), then the event.
     const mr = await refreshMergeStatus(app, row);
     const oldrev = before.get(row.source_branch);

@@ -241,7 +241,7 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   if (isFork(row)) o.mr_default_target_self = bool(row.mr_default_target_self);
   o.import_url = null;
   o.import_type = null;
-  o.import_status = 'none';
+  o.import_status = isFork(row) ? 'finished' : 'none';
   o.import_error = null;
   o.open_issues_count = 0;
   o.description_html = row.description ? escapeHtml(row.description) : '';

@@ -1,17 +1,43 @@
 // One merge request: create, read, update, delete (spec §4.2, §4.6–§4.8).
 import type { FastifyInstance } from 'fastify';
-import { refuseIfModifiedSince, route } from '../../../http/route.js';
-import { forbidden } from '../../../http/errors.js';
+import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
+import { forbidden, notFound, unprocessable } from '../../../http/errors.js';
+import type { UserRow } from '../../../db/repositories/users.js';
+import { canReadProject } from '../../../services/access.js';
+import { sameForkNetwork } from '../../../services/projects/forks.js';
+import { effectiveAccess, loadProjectById } from '../../../services/projects/lookup.js';
+import { canReadRepository } from '../../../services/repository/project-repo.js';
 import { AccessLevel } from '../../../services/access.js';
 import { mergeStatusStillFresh, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { checkSpam } from '../../../services/merge-requests/spam.js';
 import { createMergeRequest, deleteMergeRequest, UPDATE_PARAMS, updateMergeRequest } from '../../../services/merge-requests/write.js';
-import { canUpdate, mrFromPath, mrProject, presentOne } from './context.js';
+import { canReadMrs, canUpdate, mrFromPath, mrProject, presentOne, type MrProject } from './context.js';
 import { parseAttributes, parseCreate } from './params.js';
 
 function captchaHeaders(headers: Record<string, unknown>) {
   const one = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return { response: one(headers['x-service-captcha-response']), spamLogId: one(headers['x-service-spam-log-id']) };
+}
+
+/**
+ * The project a new merge request goes to: this one, or (`target_project_id`) another project of
+ * its fork network, where the caller must be able to open merge requests (GitLab's
+ * create_merge_request_in: read the code, merge requests on, not archived).
+ */
+async function forkTarget(c: Ctx, user: UserRow, source: MrProject, targetId: number | undefined): Promise<MrProject> {
+  if (targetId === undefined || targetId === source.info.project.id) return source;
+  const found = await loadProjectById(c.app.db, targetId);
+  if (!found) throw notFound();
+  const access = await effectiveAccess(c.app.db, user, found.project, found.namespace);
+  const allowed =
+    canReadProject(user, found.project, access) &&
+    canReadRepository(found.project, user, access) &&
+    canReadMrs(c, found, access) &&
+    found.project.merge_requests_access_level !== 'disabled' &&
+    !found.project.archived;
+  if (!allowed) throw forbidden();
+  if (!sameForkNetwork(source.info.project, found.project)) throw unprocessable(['Source project is not a fork of the target project']);
+  return { info: found, access };
 }
 
 export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
@@ -22,8 +48,9 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     if (p.access < AccessLevel.DEVELOPER || p.info.project.archived) throw forbidden();
     const input = parseCreate(c);
     await checkSpam(c.app, { title: input.title, description: input.description ?? null, user, ip: c.req.ip }, captchaHeaders(c.req.headers));
-    const mr = await createMergeRequest(c.app, p.info, user, input);
-    return presentOne(c, p, mr);
+    const target = await forkTarget(c, user, p, input.targetProjectId);
+    const mr = await createMergeRequest(c.app, target.info, user, input, p.info);
+    return presentOne(c, target, mr);
   });
 
   // GET /projects/:id/merge_requests/:merge_request_iid
