@@ -224,7 +224,7 @@ describe('POST /projects/:id/merge_requests', () => {
       [{ source_branch: 'f2', target_branch: 'main', title: 'x'.repeat(256) }, 400, { message: { title: ['is too long (maximum is 255 characters)'] } }],
       [{ source_branch: 'f2', target_branch: 'main', title: 'x', description: 'd'.repeat(1_048_577) }, 400, { message: { description: ['is too long (maximum is 1048576 characters)'] } }],
       [{ source_branch: 'f2', target_branch: 'main', title: 'x', assignee_ids: 'abc' }, 400, { error: 'assignee_ids is invalid' }],
-      [{ source_branch: 'f2', target_branch: 'main', title: 'x', target_project_id: 999 }, 422, { message: ['Source project is not a fork of the target project'] }],
+      [{ source_branch: 'f2', target_branch: 'main', title: 'x', target_project_id: 999 }, 404, { message: '404 Not found' }],
     ];
     for (const [json, status, body] of cases) {
       const r = await s.request('POST', `/projects/${pid}/merge_requests`, { json });

@@ -42,7 +42,7 @@ describe('POST /projects', () => {
     expect(p.merge_requests_access_level).toBe('enabled');
     expect(p.archived).toBe(false);
     expect(p.empty_repo).toBe(true);
-    expect(p.forked_from_project).toBeNull();
+    expect(p).not.toHaveProperty('forked_from_project');
     expect(p.owner.username).toBe('alice');
     expect(p.creator_id).toBe(alice.id);
     expect(p.permissions).toEqual({ project_access: { access_level: 50, notification_level: 3 }, group_access: null });

@@ -76,6 +76,13 @@ describe('python-gitlab', () => {
     expect(out.hooks).toEqual([[true, true, true, 'main']]);
     expect(out.hook_calls).toEqual([{ event: 'Push Hook', token: 'py-secret', kind: 'push', ref: 'refs/heads/main' }]);
     expect(out.hooks_after_delete).toBe(0);
+    expect(out.fork).toEqual(['pybob/py-up', true, 'finished']);
+    expect(out.fork_mr).toEqual([true, true, true]);
+    expect(out.forks).toEqual(['pybob/py-up']);
+    expect(out.fork_mr_changes).toEqual(['fix.txt']);
+    expect(out.fork_mr_state).toBe('merged');
+    expect(out.upstream_forks_count).toBe(1);
+    expect(out.fork_after_unlink).toBe(false);
     expect(out.protected_duplicate).toEqual([409, "Protected branch 'main' already exists"]);
     expect(out.missing_project).toEqual([404, '404 Project Not Found']);
     expect(out.bad_token).toBe(401);

@@ -160,6 +160,26 @@ p.hooks.delete(hook.id)
 out["hooks_after_delete"] = len(p.hooks.list(get_all=True))
 srv.shutdown()
 
+# Forks, as a contributor works: fork a public project, commit in the fork, a merge request to
+# the upstream, which its owner merges
+upstream = gl.projects.create({"name": "py-up", "visibility": "public", "initialize_with_readme": True})
+bob = gl.users.create({"username": "pybob", "email": "pybob@example.com", "name": "Py Bob", "password": "password-1234"})
+gb = gitlab.Gitlab(url, private_token=bob.personal_access_tokens.create({"name": "bob", "scopes": ["api"]}).token)
+fork = gb.projects.get(upstream.id, lazy=True).forks.create({})
+fp = gb.projects.get(fork.id)
+out["fork"] = [fp.path_with_namespace, fp.forked_from_project["id"] == upstream.id, fp.import_status]
+fp.commits.create({"branch": "fix", "start_branch": "main", "commit_message": "fix", "actions": [{"action": "create", "file_path": "fix.txt", "content": "fix\n"}]})
+fmr = fp.mergerequests.create({"source_branch": "fix", "target_branch": "main", "title": "Fix from fork", "target_project_id": upstream.id})
+out["fork_mr"] = [fmr.project_id == upstream.id, fmr.source_project_id == fork.id, fmr.target_project_id == upstream.id]
+out["forks"] = [f.path_with_namespace for f in upstream.forks.list(get_all=True)]
+umr = gl.projects.get(upstream.id).mergerequests.get(fmr.iid)
+out["fork_mr_changes"] = [c["new_path"] for c in umr.changes()["changes"]]
+umr.merge()
+out["fork_mr_state"] = gl.projects.get(upstream.id).mergerequests.get(fmr.iid).state
+out["upstream_forks_count"] = gl.projects.get(upstream.id).forks_count
+fp.delete_fork_relation()
+out["fork_after_unlink"] = "forked_from_project" in gb.projects.get(fork.id).attributes
+
 # Errors as python-gitlab raises them
 try:
     gl.projects.get("py-group/nope")
