@@ -58,4 +58,22 @@ describe('@gitbeaker/rest', () => {
     await api.Projects.remove(created.id);
     await expect(api.Projects.show(created.id)).rejects.toMatchObject({ cause: { response: { status: 404 } } });
   });
+  it('forks, lists forks, and removes and restores the fork relation', async () => {
+    const api = new Gitlab({ host: s.url, token: alice.token });
+    const up = await api.Projects.create({ name: 'Beaker Up', path: 'beaker-up', initializeWithReadme: true, visibility: 'public' });
+    const bobApi = new Gitlab({ host: s.url, token: bob.token });
+    const fork = await bobApi.Projects.fork(up.id, { path: 'beaker-fork', name: 'Beaker Fork' });
+    expect(fork.path_with_namespace).toBe('bob/beaker-fork');
+    expect((fork as any).forked_from_project.id).toBe(up.id);
+    const forks = await api.Projects.allForks(up.id);
+    expect(forks.map((p) => p.id)).toEqual([fork.id]);
+    expect((await api.Projects.show(up.id)).forks_count).toBe(1);
+    await bobApi.Projects.removeForkRelationship(fork.id);
+    expect((await bobApi.Projects.show(fork.id)) as any).not.toHaveProperty('forked_from_project');
+    expect(await api.Projects.allForks(up.id)).toEqual([]);
+    await bobApi.Projects.createForkRelationship(fork.id, up.id);
+    expect(((await bobApi.Projects.show(fork.id)) as any).forked_from_project.id).toBe(up.id);
+    const mr = await bobApi.MergeRequests.create(fork.id, 'main', 'main', 'same branch, two projects', { targetProjectId: up.id });
+    expect([mr.project_id, mr.source_project_id]).toEqual([up.id, fork.id]);
+  });
 });
