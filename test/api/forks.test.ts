@@ -241,6 +241,16 @@ describe('merge requests from a fork', () => {
     const file = await s.request('GET', `/projects/${upstream.id}/repository/files/topic2.txt`, { token: alice.token, query: { ref: 'main' } });
     expect(file.status).toBe(200);
     expect(await repo(s, fork1.id).branchSha('topic')).toBe(tip);
+
+    // The merge request of a commit: by its head, by its merge commit (here through a branch name).
+    for (const ref of [tip!, 'main', merged.body.merge_commit_sha]) {
+      const found = await s.request('GET', `/projects/${upstream.id}/repository/commits/${ref}/merge_requests`, { token: carol.token });
+      expect(found.status, found.text).toBe(200);
+      expect(found.body.map((m: any) => m.iid)).toEqual([mr.iid]);
+    }
+    const none = await s.request('GET', `/projects/${upstream.id}/repository/commits/${tip}/merge_requests`, { token: carol.token, query: { state: 'opened' } });
+    expect(none.body).toEqual([]);
+    expect((await s.request('GET', `/projects/${upstream.id}/repository/commits/nope/merge_requests`, { token: carol.token })).body).toEqual({ message: '404 Commit Not Found' });
   });
 
   it('unlinks: open requests between the fork and its network close, the relation and the count go', async () => {

@@ -7,6 +7,8 @@ import { notFound, unauthorized } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { mrProject } from './context.js';
+import { findCommit } from '../repository/commits.js';
+import { readableRepo } from '../../../services/repository/project-repo.js';
 import { parseListFilters } from './params.js';
 import { checkSearchRateLimit } from '../../../services/merge-requests/search-limit.js';
 import { buildListQuery, type ListScope } from '../../../services/merge-requests/list.js';
@@ -59,6 +61,23 @@ export function registerMergeRequestListRoutes(app: FastifyInstance): void {
     const p = await mrProject(c);
     return listAndPresent(c, { kind: 'project', projectId: p.info.project.id, access: p.access }, { scope: 'all', nonArchived: false }, { projectContext: true }, [p.info]);
   }, { cache: true });
+
+  // GET /projects/:id/repository/commits/:sha/merge_requests (lib/api/commits.rb): the project's merge
+  // requests the commit belongs to, newest first. GITLAB-COMPAT: a request is found by its head,
+  // merge and squash commits (GitLab also by any commit of its diff, which it keeps in a table).
+  route(app, 'GET', '/projects/:id/repository/commits/:sha/merge_requests', async function commitMrs(c) {
+    const p = await mrProject(c);
+    const pr = await readableRepo(c, String(c.params.raw.id ?? ''));
+    const commit = await findCommit(pr, String(c.params.raw.sha ?? ''));
+    const state = c.params.enum('state', ['opened', 'closed', 'locked', 'merged', 'all'] as const) ?? 'all';
+    const scope = { kind: 'project' as const, projectId: p.info.project.id, access: p.access };
+    const q = buildListQuery(c.app.db, scope, { orderBy: 'created_at', sort: 'desc', state }, c.user).where((eb) =>
+      eb.or([eb('merge_requests.head_sha', '=', commit.id), eb('merge_requests.merge_commit_sha', '=', commit.id), eb('merge_requests.squash_commit_sha', '=', commit.id)]),
+    );
+    const rows = (await paginateOffset(c, q)) as MrRow[];
+    const bundle = await loadBundle(c.app.db, rows, [p.info]);
+    return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));
+  });
 
   // GET /groups/:id/merge_requests
   route(app, 'GET', '/groups/:id/merge_requests', async function listGroupMrs(c) {

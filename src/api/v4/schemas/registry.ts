@@ -237,6 +237,7 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/repository/blobs/:sha/raw': raw('the blob (text/plain or application/octet-stream)'),
   'GET /projects/:id/repository/merge_base': json(Commit),
   'GET /projects/:id/repository/commits/:sha/refs': list(CommitRef),
+  'GET /projects/:id/repository/commits/:sha/merge_requests': list(MergeRequestBasic),
   'POST /projects/:id/repository/commits/:sha/cherry_pick': json(CommitOrDryRun),
   'POST /projects/:id/repository/commits/:sha/revert': json(CommitOrDryRun),
   'GET /projects/:id/repository/commits/:sha/comments': list(CommitNote),
