@@ -9,6 +9,7 @@ import type { NotesTable } from '../../db/tables/merge-requests.js';
 import { humanDuration } from '../durations.js';
 import type { MrAction, MrAssociations } from '../events.js';
 import { repoFor } from '../merge-requests/git-ops.js';
+import { loadProjectById } from '../projects/lookup.js';
 import { loadBundle, type LabelRow, type MrBundle, type MrRow, type ProjectInfo } from '../merge-requests/rows.js';
 import { detailedMergeStatus, discussionsResolved } from '../merge-requests/status.js';
 import { AccessLevel } from '../access.js';
@@ -69,6 +70,8 @@ async function mergeRequestAttrs(app: AppContext, ctx: MrContext, mr: MrRow): Pr
   const web = projectWebUrl(base, info);
   const last = mr.head_sha ? await repoFor(app, mr.project_id).getCommit(mr.head_sha).catch(() => null) : null;
   const pipeline = mr.head_sha ? bundle.pipelines.get(`${mr.project_id}:${mr.head_sha}`) : undefined;
+  // From a fork, `source` is the fork (as long as it exists).
+  const source = mr.source_project_id !== mr.project_id ? ((await loadProjectById(app.db, mr.source_project_id)) ?? info) : info;
   return {
     assignee_id: assignees[0] ?? null,
     author_id: mr.author_id,
@@ -107,7 +110,7 @@ async function mergeRequestAttrs(app: AppContext, ctx: MrContext, mr: MrRow): Pr
     labels: (bundle.labels.get(mr.id) ?? []).map(labelHookAttrs),
     last_commit: last ? commitHookAttrs(web, last) : null,
     reviewer_ids: reviewers,
-    source: projectHookAttrs(base, info),
+    source: projectHookAttrs(base, source),
     state: mr.state,
     target: projectHookAttrs(base, info),
     time_change: 0,
