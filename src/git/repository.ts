@@ -70,15 +70,17 @@ export async function initBareRepository(path: string, opts: { defaultBranch?: s
 }
 
 /**
- * Creates the repository of a fork: a bare copy of `source` with its branches and tags (objects
- * hard-linked, so the copy is quick and independent of the source afterwards), or only `branch`
- * (no tags) when given. HEAD follows the source's (or names `branch`).
+ * Creates the repository of a fork: a bare copy of `source` with its branches and tags, or only
+ * `branch` (no tags) when given. HEAD follows the source's (or names `branch`). Copied through
+ * git's pack protocol (`--no-local`), so only what those refs reach comes along: never objects
+ * the source holds unreferenced (force-pushed away, or fetched for other forks' merge requests),
+ * which the fork would otherwise serve by id.
  */
 export async function cloneBareRepository(source: string, path: string, opts: { branch?: string } = {}): Promise<void> {
   if (opts.branch !== undefined && !isValidBranchName(opts.branch)) throw new GitError('invalid_ref', `invalid branch: ${opts.branch}`);
   await makeRepository(path, async (temp, cwd) => {
     const only = opts.branch !== undefined ? ['--single-branch', '--no-tags', '--branch', opts.branch] : [];
-    await runGit(['clone', '--bare', '--quiet', '--local', '--template=', ...only, '--', resolve(source), temp], { cwd });
+    await runGit(['clone', '--bare', '--quiet', '--no-local', '--template=', ...only, '--', resolve(source), temp], { cwd });
     await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: temp, okCodes: [0, 5, 128] });
   });
 }

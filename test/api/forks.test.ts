@@ -271,6 +271,16 @@ describe('merge requests from a fork', () => {
     const outside = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { source_branch: 'second', target_branch: 'main', title: 'again', target_project_id: upstream.id } });
     expect(outside.status).toBe(422);
 
+    // Nothing flows from a project that left the network: a reopen is refused (GitLab's
+    // reopenable?), and new commits of its branch are never fetched into the upstream.
+    const secret = await commit(s, fork1.id, 'second', { 'secret.txt': 'secret\n' });
+    const reopen = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${open.body.iid}`, { token: alice.token, json: { state_event: 'reopen' } });
+    expect(reopen.status).toBe(200);
+    expect(reopen.body.state).toBe('closed');
+    const seen = await s.request('GET', `/projects/${upstream.id}/merge_requests/${open.body.iid}/changes`, { token: carol.token });
+    expect(seen.body.changes.map((c: any) => c.new_path)).toEqual(['s.txt']);
+    expect(await repo(s, upstream.id).getCommit(secret)).toBeNull();
+
     // Linking it again (Owner of the fork, who may fork the source).
     const link = await s.request('POST', `/projects/${fork1.id}/fork/${upstream.id}`, { token: bob.token });
     expect(link.status, link.text).toBe(201);
@@ -292,5 +302,81 @@ describe('merge requests from a fork', () => {
     expect(changes.body.changes.map((c: any) => c.new_path)).toEqual(['g.txt']);
     const list = await s.request('GET', `/projects/${upstream.id}/merge_requests`, { token: alice.token, query: { state: 'closed' } });
     expect(list.status).toBe(200);
+  });
+
+  it('keeps pipelines of the fork and of the target in view, and merges when they pass', async () => {
+    const strict = await createProject(s, 'strict', { token: alice.token, visibility: 'public', extra: { only_allow_merge_if_pipeline_succeeds: true } });
+    const f = await fork(bob.token, strict.id);
+    expect(f.status, f.text).toBe(201);
+    const head = await commit(s, f.body.id, 'ci', { 'ci.txt': 'ci\n' }, { from: 'main' });
+    const open = await s.request('POST', `/projects/${f.body.id}/merge_requests`, { token: bob.token, json: { source_branch: 'ci', target_branch: 'main', title: 'ci', target_project_id: strict.id } });
+    expect(open.status).toBe(201);
+    const running = await s.request('POST', `/projects/${f.body.id}/statuses/${head}`, { token: bob.token, json: { state: 'running', name: 'test', ref: 'ci' } });
+    expect(running.status, running.text).toBe(201);
+    const shown = await s.request('GET', `/projects/${strict.id}/merge_requests/${open.body.iid}`, { token: alice.token });
+    expect(shown.body.head_pipeline?.project_id).toBe(f.body.id);
+    expect(shown.body.head_pipeline.web_url).toContain('/bob/strict/-/pipelines/');
+    const list = await s.request('GET', `/projects/${strict.id}/merge_requests/${open.body.iid}/pipelines`, { token: alice.token });
+    expect(list.body.map((p: any) => [p.project_id, p.web_url.includes('/bob/strict/')])).toEqual([[f.body.id, true]]);
+    // Auto-merge waits for the fork's pipeline, then merges into the target.
+    const auto = await s.request('PUT', `/projects/${strict.id}/merge_requests/${open.body.iid}/merge`, { token: alice.token, json: { merge_when_pipeline_succeeds: true } });
+    expect(auto.status, auto.text).toBe(200);
+    expect(auto.body.state).toBe('opened');
+    const success = await s.request('POST', `/projects/${f.body.id}/statuses/${head}`, { token: bob.token, json: { state: 'success', name: 'test', ref: 'ci' } });
+    expect(success.status, success.text).toBe(201);
+    const after = await s.request('GET', `/projects/${strict.id}/merge_requests/${open.body.iid}`, { token: alice.token });
+    expect(after.body.state).toBe('merged');
+    expect(await repo(s, strict.id).isAncestor(head, (await repo(s, strict.id).branchSha('main'))!)).toBe(true);
+    expect(await repo(s, f.body.id).branchSha('main')).not.toBe(await repo(s, strict.id).branchSha('main'));
+  });
+});
+
+describe('fork networks', () => {
+  it('never lets a fork be more visible than its source', async () => {
+    const closed = await createProject(s, 'closed', { token: alice.token });
+    const add = await s.request('POST', `/projects/${closed.id}/members`, { token: alice.token, json: { user_id: bob.id, access_level: 20 } });
+    expect(add.status).toBe(201);
+    const f = await fork(bob.token, closed.id, { visibility: 'public' });
+    expect(f.status, f.text).toBe(201);
+    expect(f.body.visibility).toBe('private');
+    const up = await s.request('PUT', `/projects/${f.body.id}`, { token: bob.token, json: { visibility: 'public' } });
+    expect(up.status).toBe(400);
+    expect(up.body).toEqual({ message: { visibility_level: ['public is not allowed since the fork source project has lower visibility.'] } });
+    expect((await s.request('GET', `/projects/${f.body.id}`, { token: carol.token })).status).toBe(404);
+  });
+
+  it('a project made less visible leaves its network', async () => {
+    const vis = await createProject(s, 'vis', { token: alice.token, visibility: 'public' });
+    const f = await fork(bob.token, vis.id);
+    expect(f.status).toBe(201);
+    const down = await s.request('PUT', `/projects/${vis.id}`, { token: alice.token, json: { visibility: 'internal' } });
+    expect(down.status).toBe(200);
+    expect(down.body.forks_count).toBe(0);
+    expect((await s.request('GET', `/projects/${f.body.id}`, { token: bob.token })).body).not.toHaveProperty('forked_from_project');
+    expect((await s.request('GET', `/projects/${vis.id}/forks`, { token: alice.token })).body).toEqual([]);
+  });
+
+  it('refuses links that would merge networks or make cycles, and a root that left stays out', async () => {
+    const root = await createProject(s, 'root', { token: alice.token, visibility: 'public' });
+    const f = await fork(bob.token, root.id, { path: 'root-fork', name: 'root fork' });
+    expect(f.status).toBe(201);
+    // The root of forks cannot become a fork of its own fork.
+    expect((await s.request('POST', `/projects/${root.id}/fork/${f.body.id}`, { token: alice.token })).body).toEqual({ message: 'Project already forked' });
+    expect((await s.request('POST', `/projects/${root.id}/fork/${root.id}`, { token: alice.token })).status).toBe(400);
+    const lone = await createProject(s, 'lone', { token: alice.token, visibility: 'public' });
+    expect((await s.request('POST', `/projects/${lone.id}/fork/${lone.id}`, { token: alice.token })).body).toEqual({ message: 'Target project cannot be equal to source project' });
+
+    // The root leaves; forking it again starts a new network, apart from its old forks.
+    expect((await s.request('DELETE', `/projects/${root.id}/fork`, { token: alice.token })).status).toBe(204);
+    const again = await fork(carol.token, root.id);
+    expect(again.status, again.text).toBe(201);
+    await commit(s, f.body.id, 'late', { 'late.txt': 'late\n' }, { from: 'main' });
+    const mr = await s.request('POST', `/projects/${f.body.id}/merge_requests`, { token: bob.token, json: { source_branch: 'late', target_branch: 'main', title: 'late', target_project_id: root.id } });
+    expect(mr.status).toBe(422);
+    // The old forks still form a network of their own.
+    const sibling = await fork(carol.token, f.body.id, { path: 'sibling', name: 'sibling' });
+    expect(sibling.status).toBe(201);
+    const toOld = await s.request('POST', `/projects/${f.body.id}/merge_requests`, { token: bob.token, json: { source_branch: 'late', target_branch: 'main', title: 'late', target_project_id: sibling.body.id } });
+    expect(toOld.status, toOld.text).toBe(201);
   });
 });

@@ -25,9 +25,22 @@ export function fromFork(mr: Pick<MrRow, 'project_id' | 'source_project_id'>): b
  * (GitLab's fetch_ref), so the diff, the mergeability check and the merge all run there.
  */
 export async function sourceBranchSha(app: AppContext, mr: Pick<MrRow, 'project_id' | 'source_project_id' | 'source_branch' | 'iid'>): Promise<string | null> {
+  if (!(await sourceInNetwork(app, mr))) return null;
   const sha = await branchSha(repoFor(app, mr.source_project_id), mr.source_branch);
   if (sha && fromFork(mr)) await fetchFromFork(app, mr, sha);
   return sha;
+}
+
+/**
+ * Whether a request's source project still exists and is of its target's fork network (GitLab's
+ * `source_project_missing?` is the opposite). Nothing is ever fetched from a project that left
+ * the network: it may be private, or hold what its owner never meant to offer.
+ */
+export async function sourceInNetwork(app: AppContext, mr: Pick<MrRow, 'project_id' | 'source_project_id'>): Promise<boolean> {
+  if (!fromFork(mr)) return true;
+  const rows = await app.db.selectFrom('projects').select(['id', 'fork_network_root_id']).where('id', 'in', [mr.project_id, mr.source_project_id]).execute();
+  const [a, b] = rows;
+  return rows.length === 2 && a.fork_network_root_id !== null && a.fork_network_root_id === b.fork_network_root_id;
 }
 
 /** Copies `sha` (and what it needs) from the source project into the target's merge request ref. */
@@ -138,10 +151,14 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
 export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { force?: boolean } = {}): Promise<MrRow> {
   if (mr.state !== 'opened') return mr;
   const repo = repoFor(app, mr.project_id);
-  const [source, target] = await Promise.all([fromFork(mr) ? branchSha(repoFor(app, mr.source_project_id), mr.source_branch) : branchSha(repo, mr.source_branch), branchSha(repo, mr.target_branch)]);
+  const fork = fromFork(mr);
+  const [source, target] = await Promise.all([
+    fork ? sourceInNetwork(app, mr).then((ok) => (ok ? branchSha(repoFor(app, mr.source_project_id), mr.source_branch) : null)) : branchSha(repo, mr.source_branch),
+    branchSha(repo, mr.target_branch),
+  ]);
   const fresh = mr.merge_status !== 'unchecked' && mr.prepared_at !== null && source === mr.checked_source_sha && target === mr.checked_target_sha;
   if (fresh && !opts.force) return mr;
-  if (source && fromFork(mr)) await fetchFromFork(app, mr, source);
+  if (source && fork) await fetchFromFork(app, mr, source);
   const snap = await computeSnapshot(repo, source, target, mr);
   const prepared = mr.prepared_at ?? nowIso();
   // Written without a transaction: concurrent refreshes compute the same values from the same refs.

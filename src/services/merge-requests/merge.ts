@@ -16,7 +16,7 @@ import { AccessLevel } from '../access.js';
 import { effectiveAccess, fullPath, loadProjectById } from '../projects/lookup.js';
 import { loadBranchRules, refActor, type RefProtection } from '../repository/protected-refs.js';
 import { branchSha, deleteBranchIfAt, fromFork, moveTargetVerifyingSource, refreshMergeStatus, repoFor, sourceBranchSha } from './git-ops.js';
-import { findMrById, loadBundle, type MrRow, type ProjectInfo } from './rows.js';
+import { findMrById, headPipelineOf, loadBundle, type MrRow, type ProjectInfo } from './rows.js';
 import { ACTIVE_PIPELINE_STATUSES, ciVerdict, firstFailingCheck, squashOnMerge } from './status.js';
 
 /** A lock older than this belongs to a request that died; the next merge may take it over. */
@@ -71,7 +71,7 @@ export async function acceptMergeRequest(app: AppContext, info: ProjectInfo, row
     mr = Object.assign({}, mr, { squash: opts.squash ? 1 : 0 });
   }
   const bundle = await loadBundle(app.db, [mr], [info]);
-  const pipeline = mr.head_sha ? bundle.pipelines.get(`${mr.source_project_id}:${mr.head_sha}`) : undefined;
+  const pipeline = headPipelineOf(mr, bundle);
   const failing = firstFailingCheck(mr, { project: info.project, pipeline, blocked: bundle.blocked.has(mr.id) });
   const ci = ciVerdict(info.project, pipeline);
   if (opts.autoMerge && mr.state === 'opened') {
@@ -280,11 +280,13 @@ export async function reconcileMerges(app: AppContext): Promise<number> {
  * Auto-merge: called when a pipeline of `sha` turns to success. Merges every open request of the
  * project waiting for it, as the user who set auto-merge, synchronously.
  */
-export async function runAutoMerges(app: AppContext, info: ProjectInfo, sha: string): Promise<void> {
+export async function runAutoMerges(app: AppContext, pipelineProject: ProjectInfo, sha: string): Promise<void> {
+  // Requests of this project, and requests from or into it across a fork network.
+  const id = pipelineProject.project.id;
   const waiting = await app.db
     .selectFrom('merge_requests')
     .selectAll()
-    .where('source_project_id', '=', info.project.id)
+    .where((eb) => eb.or([eb('source_project_id', '=', id), eb('project_id', '=', id)]))
     .where('state', '=', 'opened')
     .where('merge_when_pipeline_succeeds', '=', 1)
     .orderBy('id')
@@ -294,6 +296,9 @@ export async function runAutoMerges(app: AppContext, info: ProjectInfo, sha: str
   for (const row of waiting) {
     const user = row.merge_user_id !== null ? await findUserById(app.db, row.merge_user_id) : undefined;
     if (!user) continue;
+    // The merge happens in the target project, under its rules.
+    const info = row.project_id === id ? pipelineProject : await loadProjectById(app.db, row.project_id);
+    if (!info) continue;
     // Whoever set auto-merge must still be allowed to merge when the pipeline ends.
     const access = await effectiveAccess(app.db, user, info.project, info.namespace);
     if (!canMerge(user, access, info, await protectionFor(app, info), row.target_branch)) {
@@ -305,7 +310,7 @@ export async function runAutoMerges(app: AppContext, info: ProjectInfo, sha: str
       const mr = await refreshMergeStatus(app, row);
       if (mr.head_sha !== sha) continue; // not this sha's pipeline (or the source moved on)
       const bundle = await loadBundle(app.db, [mr], [info]);
-      const pipeline = bundle.pipelines.get(`${mr.source_project_id}:${sha}`);
+      const pipeline = headPipelineOf(mr, bundle, sha);
       const failing = firstFailingCheck(mr, { project: info.project, pipeline, blocked: bundle.blocked.has(mr.id) });
       if (failing !== null || ciVerdict(info.project, pipeline) !== 'ok') continue;
       await performMerge(app, info, mr, user, {

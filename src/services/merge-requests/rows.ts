@@ -128,7 +128,8 @@ export async function loadBundle(
   };
   const milestoneIds = [...new Set(rows.map((r) => r.milestone_id).filter((x): x is number => x !== null))];
   const directUsers = rows.flatMap((r) => [r.author_id, r.merge_user_id, r.merged_by_id, r.closed_by_id].filter((x): x is number => x !== null));
-  const projectIds = [...new Set(rows.map((r) => r.project_id))];
+  // Targets, and the sources of requests from forks (their pipelines are presented with them).
+  const projectIds = [...new Set(rows.flatMap((r) => (r.source_project_id === r.project_id ? [r.project_id] : [r.project_id, r.source_project_id])))];
   const knownMap = new Map((known ?? []).map((k) => [k.project.id, k]));
   const missingProjects = projectIds.filter((id) => !knownMap.has(id));
   const shas = [...new Set(rows.map((r) => r.head_sha).filter((x): x is string => !!x))];
@@ -137,6 +138,7 @@ export async function loadBundle(
   const byRows: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
   if (milestoneIds.length) byRows.milestones = milestonesById.with(milestoneIds);
   if (missingProjects.length) Object.assign(byRows, projectQueries(db, missingProjects));
+  // A request from a fork has its pipelines in the fork (or, run for it, in the target).
   if (shas.length) byRows.pipelines = pipelinesOf.with(projectIds, shas);
 
   let first: FirstWave & Record<string, unknown[]>;
@@ -246,4 +248,10 @@ export function dbId(n: number): number {
 export function pathId(raw: unknown): number {
   const s = String(raw ?? '');
   return /^\d{1,10}$/.test(s) ? dbId(Number(s)) : -1;
+}
+
+/** The pipeline of a merge request's head commit: in its source project, else (from a fork) in the target. */
+export function headPipelineOf(mr: MrRow, bundle: Pick<MrBundle, 'pipelines'>, sha: string | null = mr.head_sha): PipelineRow | undefined {
+  if (!sha) return undefined;
+  return bundle.pipelines.get(`${mr.source_project_id}:${sha}`) ?? (mr.source_project_id !== mr.project_id ? bundle.pipelines.get(`${mr.project_id}:${sha}`) : undefined);
 }

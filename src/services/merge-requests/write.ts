@@ -22,7 +22,7 @@ import {
   setLabels,
   setReviewers,
 } from './attributes.js';
-import { branchSha, computeSnapshot, fetchCommit, fetchFromFork, fromFork, refreshMergeStatus, repoFor } from './git-ops.js';
+import { branchSha, computeSnapshot, fetchCommit, fetchFromFork, fromFork, refreshMergeStatus, repoFor, sourceInNetwork } from './git-ops.js';
 import { findMrById, type MrRow, type ProjectInfo } from './rows.js';
 import { isDraftTitle } from './status.js';
 import { deleteNotesOf } from './notes.js';
@@ -322,6 +322,8 @@ export const UPDATE_PARAMS = [
 
 export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr: MrRow, user: UserRow, attrs: MrAttributes): Promise<MrRow> {
   validateText(attrs);
+  // GitLab's reopenable?: not once the source project is gone or has left the fork network.
+  const reopenable = attrs.stateEvent !== 'reopen' || (await sourceInNetwork(app, mr));
   const retarget = attrs.targetBranch !== undefined && mr.state !== 'merged' && attrs.targetBranch !== mr.target_branch;
   if (retarget) {
     validateBranchNames({ target_branch: attrs.targetBranch! });
@@ -359,7 +361,7 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
     }
     if (attrs.stateEvent === 'close' && current.state === 'opened') {
       Object.assign(set, { state: 'closed', closed_at: now, closed_by_id: user.id, merge_when_pipeline_succeeds: 0 });
-    } else if (attrs.stateEvent === 'reopen' && current.state === 'closed') {
+    } else if (attrs.stateEvent === 'reopen' && current.state === 'closed' && reopenable) {
       await assertNoDuplicate(trx, current.project_id, current.source_project_id, current.source_branch, set.target_branch ?? current.target_branch, current.id);
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null, merge_status: 'unchecked' });
     }

@@ -105,11 +105,12 @@ export async function linkFork(app: AppContext, project: ProjectRow, source: Pro
     const from = await app.database.forUpdate(trx.selectFrom('projects').selectAll().where('id', '=', source.id)).executeTakeFirst();
     const me = await app.database.forUpdate(trx.selectFrom('projects').selectAll().where('id', '=', project.id)).executeTakeFirst();
     if (!from || !me) throw notFound('Project');
-    if (me.forked_from_project_id !== null) throw apiError(409, 'Project already forked');
-    const root = from.fork_network_root_id ?? from.id;
-    if (me.fork_network_root_id !== null) {
-      await trx.updateTable('projects').set({ fork_network_root_id: root }).where('fork_network_root_id', '=', me.fork_network_root_id).execute();
+    // Already in a network: a fork (GitLab's 409), or the root of forks of its own
+    // (GITLAB-COMPAT: GitLab would move it alone; Labwright keeps networks whole and refuses).
+    if (me.forked_from_project_id !== null || (me.fork_network_root_id !== null && (me.fork_network_root_id !== me.id || (await othersInNetwork(trx, me))))) {
+      throw apiError(409, 'Project already forked');
     }
+    const root = from.fork_network_root_id ?? from.id;
     await trx.updateTable('projects').set({ forked_from_project_id: from.id, fork_network_root_id: root }).where('id', '=', me.id).execute();
     await trx
       .updateTable('projects')
@@ -119,12 +120,24 @@ export async function linkFork(app: AppContext, project: ProjectRow, source: Pro
   });
 }
 
+async function othersInNetwork(trx: Transaction<DB>, me: ProjectRow): Promise<boolean> {
+  const other = await trx.selectFrom('projects').select('id').where('fork_network_root_id', '=', me.fork_network_root_id).where('id', '!=', me.id).limit(1).executeTakeFirst();
+  return other !== undefined;
+}
+
 /**
  * Takes a project out of its fork network: no longer a fork, its direct forks no longer forks of
  * it (they stay in the network), the upstream's fork count less one. Runs in `trx`.
  */
 async function leaveNetwork(trx: Transaction<DB> | Kysely<DB>, project: ProjectRow): Promise<void> {
   await trx.updateTable('projects').set({ forked_from_project_id: null }).where('forked_from_project_id', '=', project.id).execute();
+  if (project.fork_network_root_id === project.id) {
+    // The root leaves: the others keep a network of their own under a new id (GitLab's network
+    // outlives its root), so the old root rejoins nothing when it is forked again.
+    const low = await trx.selectFrom('projects').select((eb) => eb.fn.min<number>('fork_network_root_id').as('m')).executeTakeFirst();
+    const fresh = Math.min(Number(low?.m ?? 0), 0) - 1;
+    await trx.updateTable('projects').set({ fork_network_root_id: fresh }).where('fork_network_root_id', '=', project.id).where('id', '!=', project.id).execute();
+  }
   await trx.updateTable('projects').set({ forked_from_project_id: null, fork_network_root_id: null, forks_count: 0 }).where('id', '=', project.id).execute();
   if (project.forked_from_project_id !== null) await uncountFork(trx as Kysely<DB>, project.forked_from_project_id);
 }
@@ -154,6 +167,8 @@ export async function unlinkFork(app: AppContext, project: ProjectRow, close: (m
     const me = await app.database.forUpdate(trx.selectFrom('projects').selectAll().where('id', '=', project.id)).executeTakeFirst();
     if (me) await leaveNetwork(trx, me);
   });
+  // One opened meanwhile is closed too (nothing is fetched for it any more: it left the network).
+  for (const mr of await openCrossProject(app.db, project.id).execute()) await close(mr);
   return true;
 }
 

@@ -1,5 +1,7 @@
 // Changing a project: settings, name and path (old path kept as a redirect), transfer to another
 // namespace, archive state, deletion. Row changes are transactions; git work happens after them.
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import { GitRepository, removeRepository } from '../../git/repository.js';
@@ -21,6 +23,15 @@ async function reload(app: AppContext, id: number): Promise<Found> {
   return found;
 }
 
+/** GitLab's visibility_level_allowed_as_fork: a fork is never more visible than the project it came from. */
+async function assertVisibilityAllowedAsFork(trx: Transaction<DB>, project: ProjectRow, visibility: Visibility): Promise<void> {
+  if (project.forked_from_project_id === null) return;
+  const source = await trx.selectFrom('projects').select('visibility').where('id', '=', project.forked_from_project_id).executeTakeFirst();
+  if (source && VISIBILITY_LEVEL[visibility] > (VISIBILITY_LEVEL[source.visibility as Visibility] ?? 0)) {
+    throw validationError({ visibility_level: [`${visibility} is not allowed since the fork source project has lower visibility.`] });
+  }
+}
+
 /** Applies PUT /projects/:id attributes. A new path leaves a redirect at the old one. */
 export async function updateProject(app: AppContext, id: number, attrs: ProjectAttrs): Promise<Found> {
   if (attrs.name !== undefined || attrs.path !== undefined) validateNameAndPath(attrs.name, attrs.path);
@@ -35,7 +46,10 @@ export async function updateProject(app: AppContext, id: number, attrs: ProjectA
     const ns = await trx.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
     const name = attrs.name ?? project.name;
     const path = attrs.path ?? project.path;
-    if (attrs.visibility !== undefined) assertVisibilityAllowed(attrs.visibility, ns);
+    if (attrs.visibility !== undefined) {
+      assertVisibilityAllowed(attrs.visibility, ns);
+      await assertVisibilityAllowedAsFork(trx, project, attrs.visibility);
+    }
     if (name !== project.name || path !== project.path) await assertNameAndPathFree(trx, ns, name, path, id);
     await trx
       .updateTable('projects')

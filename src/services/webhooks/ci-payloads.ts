@@ -10,6 +10,7 @@ import { detailedMergeStatus } from '../merge-requests/status.js';
 import { environmentSlug, environmentTier } from '../deployments.js';
 import { loadBranchRules } from '../repository/protected-refs.js';
 import { commitHookAttrs, projectHookAttrs, projectWebUrl, userHookAttrs } from './payloads.js';
+import { loadProjectById } from '../projects/lookup.js';
 
 /** GitLab's detailed status labels. */
 const LABELS: Record<string, string> = {
@@ -34,6 +35,9 @@ export async function pipelinePayload(app: AppContext, p: { base: string; info: 
     pl.merge_request_id === null ? Promise.resolve(undefined) : findMrById(app.db, pl.merge_request_id),
     loadBranchRules(app, pl.project_id),
   ]);
+  // A request from a fork lives in the target project: its URL is there.
+  const mrTarget = mr && mr.project_id !== p.info.project.id ? await loadProjectById(app.db, mr.project_id) : null;
+  const mrProjectWeb = mrTarget ? projectWebUrl(p.base, mrTarget) : web;
   const user = pl.user_id === null ? undefined : users.get(pl.user_id);
   const ref = pl.tag ? pl.ref : pl.ref.replace(/^refs\/heads\//, '');
   return {
@@ -70,7 +74,7 @@ export async function pipelinePayload(app: AppContext, p: { base: string; info: 
           state: mr.state,
           merge_status: mr.merge_status,
           detailed_merge_status: detailedMergeStatus(mr, { project: p.info.project, pipeline: pl, blocked: false }),
-          url: `${web}/-/merge_requests/${mr.iid}`,
+          url: `${mrProjectWeb}/-/merge_requests/${mr.iid}`,
         }
       : null,
     user: user ? userHookAttrs(p.base, user) : null,

@@ -10,7 +10,7 @@ import { humanDuration } from '../durations.js';
 import type { MrAction, MrAssociations } from '../events.js';
 import { repoFor } from '../merge-requests/git-ops.js';
 import { loadProjectById } from '../projects/lookup.js';
-import { loadBundle, type LabelRow, type MrBundle, type MrRow, type ProjectInfo } from '../merge-requests/rows.js';
+import { headPipelineOf, loadBundle, type LabelRow, type MrBundle, type MrRow, type ProjectInfo } from '../merge-requests/rows.js';
 import { detailedMergeStatus, discussionsResolved } from '../merge-requests/status.js';
 import { AccessLevel } from '../access.js';
 import { linksOf, releaseSources, SOURCE_FORMATS, type ReleaseRow } from '../releases.js';
@@ -69,7 +69,7 @@ async function mergeRequestAttrs(app: AppContext, ctx: MrContext, mr: MrRow): Pr
   const reviewers = bundle.reviewers.get(mr.id) ?? [];
   const web = projectWebUrl(base, info);
   const last = mr.head_sha ? await repoFor(app, mr.project_id).getCommit(mr.head_sha).catch(() => null) : null;
-  const pipeline = mr.head_sha ? bundle.pipelines.get(`${mr.project_id}:${mr.head_sha}`) : undefined;
+  const pipeline = headPipelineOf(mr, bundle);
   // From a fork, `source` is the fork (as long as it exists).
   const source = mr.source_project_id !== mr.project_id ? ((await loadProjectById(app.db, mr.source_project_id)) ?? info) : info;
   return {

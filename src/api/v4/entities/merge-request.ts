@@ -5,6 +5,7 @@ import { humanDuration } from '../../../services/durations.js';
 import type { UserRefRow } from '../../../db/repositories/users.js';
 import { fullPath } from '../../../services/projects/lookup.js';
 import type { LabelRow, MilestoneRow, MrBundle, MrRow, PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
+import { headPipelineOf } from '../../../services/merge-requests/rows.js';
 import { detailedMergeStatus, discussionsResolved, squashOnMerge } from '../../../services/merge-requests/status.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { presentUserBasic } from './user.js';
@@ -118,9 +119,6 @@ export function mrWebUrl(base: string, info: ProjectInfo, iid: number): string {
   return `${base}/${fullPath(info.project, info.namespace)}/-/merge_requests/${iid}`;
 }
 
-export function headPipelineOf(mr: MrRow, bundle: MrBundle): PipelineRow | undefined {
-  return mr.head_sha ? bundle.pipelines.get(`${mr.source_project_id}:${mr.head_sha}`) : undefined;
-}
 
 /** The fields every merge request entity starts with (Basic, Simple, approvals). */
 export function presentMergeRequestHead(mr: MrRow): Record<string, unknown> {
@@ -218,6 +216,8 @@ export function presentMergeRequest(mr: MrRow, ctx: MrDetailCtx): Record<string,
   const out = presentMergeRequestBasic(mr, ctx);
   const pipeline = headPipelineOf(mr, ctx.bundle);
   const info = ctx.bundle.projects.get(mr.project_id)!;
+  // From a fork, the pipeline may be the fork's: its links are there.
+  const pipelineInfo = (pipeline && ctx.bundle.projects.get(pipeline.project_id)) || info;
   const pipelineUser = pipeline?.user_id != null ? ctx.bundle.users.get(pipeline.user_id) : undefined;
   const buildsEnabled = info.project.builds_access_level !== 'disabled';
   out.subscribed = ctx.subscribed ?? false;
@@ -226,10 +226,10 @@ export function presentMergeRequest(mr: MrRow, ctx: MrDetailCtx): Record<string,
     out.latest_build_started_at = pipeline?.started_at ?? null;
     out.latest_build_finished_at = pipeline?.finished_at ?? null;
     out.first_deployed_to_production_at = ctx.firstDeployedToProductionAt ?? null;
-    out.pipeline = ctx.canReadPipelines && pipeline ? presentPipelineBasic(pipeline, info, ctx.base) : null;
+    out.pipeline = ctx.canReadPipelines && pipeline ? presentPipelineBasic(pipeline, pipelineInfo, ctx.base) : null;
   }
   if (ctx.canReadPipelines) {
-    out.head_pipeline = pipeline ? presentPipelineDetailed(pipeline, info, ctx.base, pipelineUser) : null;
+    out.head_pipeline = pipeline ? presentPipelineDetailed(pipeline, pipelineInfo, ctx.base, pipelineUser) : null;
   }
   out.diff_refs = mr.base_sha && mr.start_sha && mr.head_sha ? { base_sha: mr.base_sha, head_sha: mr.head_sha, start_sha: mr.start_sha } : null;
   out.merge_error = mr.merge_error;

@@ -9,8 +9,8 @@ import { paginateArray, paginateOffset } from '../../../http/pagination.js';
 import { findUsersByIds } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
 import { AccessLevel } from '../../../services/access.js';
-import { findProject } from '../../../services/projects/lookup.js';
-import { refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
+import { findProject, loadProjectById } from '../../../services/projects/lookup.js';
+import { fromFork, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { dbId, findMrById, findMrByIid, loadBundle, pathId, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { createPipeline } from '../../../services/pipelines/statuses.js';
 import { presentMergeRequestBasic, presentMergeRequestHead } from '../entities/merge-request.js';
@@ -225,14 +225,22 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/pipelines', async function mrPipelines(c) {
     const p = await mrFromPath(c);
     if (p.info.project.builds_access_level === 'disabled') throw forbidden();
+    const mr = p.mr;
+    // The source project's pipelines of the branch, and those run for the request (from a fork,
+    // GitLab runs them in the target when a member of it asks).
     const q = c.app.db
       .selectFrom('ci_pipelines')
       .selectAll()
-      .where('project_id', '=', p.mr.source_project_id)
-      .where((eb) => eb.or([eb('merge_request_id', '=', p.mr.id), eb('ref', '=', p.mr.source_branch)]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('project_id', '=', mr.source_project_id), eb.or([eb('merge_request_id', '=', mr.id), eb('ref', '=', mr.source_branch)])]),
+          eb.and([eb('project_id', '=', mr.project_id), eb('merge_request_id', '=', mr.id)]),
+        ]),
+      )
       .orderBy('id', 'desc');
     const rows = await paginateOffset(c, q);
-    return rows.map((r) => presentPipelineBasic(r, p.info, c.base));
+    const source = fromFork(mr) ? await loadProjectById(c.app.db, mr.source_project_id) : null;
+    return rows.map((r) => presentPipelineBasic(r, r.project_id === mr.project_id || !source ? p.info : source, c.base));
   });
 
   // POST /projects/:id/merge_requests/:merge_request_iid/pipelines
@@ -244,7 +252,8 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     if (mr.state !== 'opened' || !mr.head_sha || mr.source_missing) throw apiError(405, '405 Method Not Allowed');
     // A detached merge request pipeline record: external CI reports statuses against its sha and ref.
     const pipeline = await c.app.database.transaction((trx) =>
-      createPipeline(c.app, trx, { projectId: mr.source_project_id, sha: mr.head_sha!, ref: `refs/merge-requests/${mr.iid}/head`, source: 'merge_request_event', status: 'created', userId: user.id, mergeRequestId: mr.id }),
+      // From a fork, in the target (GitLab's pipelines of forks run in the parent for its members).
+      createPipeline(c.app, trx, { projectId: mr.project_id, sha: mr.head_sha!, ref: `refs/merge-requests/${mr.iid}/head`, source: 'merge_request_event', status: 'created', userId: user.id, mergeRequestId: mr.id }),
     );
     return presentPipelineDetailed(pipeline, p.info, c.base, user);
   });

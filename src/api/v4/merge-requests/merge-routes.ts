@@ -5,7 +5,7 @@ import { route } from '../../../http/route.js';
 import { apiError, forbidden, unauthorized } from '../../../http/errors.js';
 import { isGitError } from '../../../git/index.js';
 import { AccessLevel } from '../../../services/access.js';
-import { branchSha, fetchCommit, fromFork, refreshMergeStatus, repoFor } from '../../../services/merge-requests/git-ops.js';
+import { branchSha, fetchCommit, fromFork, refreshMergeStatus, repoFor, sourceInNetwork } from '../../../services/merge-requests/git-ops.js';
 import { effectiveAccess, loadProjectById } from '../../../services/projects/lookup.js';
 import { acceptMergeRequest, canMerge, cancelAutoMerge, protectionFor } from '../../../services/merge-requests/merge.js';
 import { refActor } from '../../../services/repository/protected-refs.js';
@@ -53,7 +53,7 @@ export function registerMergeRequestMergeRoutes(app: FastifyInstance): void {
     // authorize_push_to_merge_request!: the source branch must exist, and its protection decides.
     // From a fork, the branch, its rules and the access that counts are the fork's.
     const fork = fromFork(p.mr);
-    const sourceInfo = fork ? await loadProjectById(c.app.db, p.mr.source_project_id) : p.info;
+    const sourceInfo = !fork ? p.info : (await sourceInNetwork(c.app, p.mr)) ? await loadProjectById(c.app.db, p.mr.source_project_id) : null;
     const repo = repoFor(c.app, p.mr.source_project_id);
     const [source, target] = await Promise.all([sourceInfo ? branchSha(repo, p.mr.source_branch) : null, branchSha(repoFor(c.app, p.mr.project_id), p.mr.target_branch)]);
     if (!source || !sourceInfo) throw forbidden('Source branch does not exist');

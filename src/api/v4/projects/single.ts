@@ -2,9 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import { forbidden, notGiven, paramError, validationError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
-import { AccessLevel } from '../../../services/access.js';
+import { AccessLevel, VISIBILITY_LEVEL, type Visibility } from '../../../services/access.js';
+import { unlinkAs } from './forks.js';
 import { readNamespaceRef, readProjectAttrs } from '../../../services/projects/attrs.js';
-import { findProject } from '../../../services/projects/lookup.js';
+import { findProject, loadProjectById } from '../../../services/projects/lookup.js';
 import { canCreateProjectIn, findReadableNamespace } from '../../../services/projects/namespaces.js';
 import { deleteProject, setArchived, transferProject, updateProject } from '../../../services/projects/update.js';
 import { presentProjectFor } from '../entities/project.js';
@@ -34,7 +35,12 @@ async function editProject(c: Ctx) {
   if (ownerOnly && found.access < AccessLevel.OWNER) throw forbidden();
   if (project.archived === 1) throw forbidden('Project is archived');
   if (attrs.name !== undefined && attrs.name.trim() === '') throw validationError({ name: ["can't be blank"] });
-  return present(c, await updateProject(c.app, project.id, attrs));
+  const updated = await updateProject(c.app, project.id, attrs);
+  // As GitLab's UpdateService: a project made less visible leaves its fork network, so nothing of
+  // it keeps flowing into forks (or from them) that others may read.
+  const decreased = attrs.visibility !== undefined && VISIBILITY_LEVEL[attrs.visibility] < VISIBILITY_LEVEL[project.visibility as Visibility];
+  if (decreased && (await unlinkAs(c.app, c.requireUser(), updated.project))) return present(c, (await loadProjectById(c.app.db, project.id)) ?? updated);
+  return present(c, updated);
 }
 
 // DELETE /projects/:id
