@@ -379,4 +379,41 @@ describe('fork networks', () => {
     const toOld = await s.request('POST', `/projects/${f.body.id}/merge_requests`, { token: bob.token, json: { source_branch: 'late', target_branch: 'main', title: 'late', target_project_id: sibling.body.id } });
     expect(toOld.status, toOld.text).toBe(201);
   });
+
+  it('a project moved into a less visible group leaves its network; a public project cannot be linked to a private one', async () => {
+    const pub = await createProject(s, 'pub', { token: alice.token, visibility: 'public' });
+    const f = await fork(bob.token, pub.id);
+    expect(f.status).toBe(201);
+    const g = await s.request('POST', '/groups', { token: alice.token, json: { name: 'hidden', path: 'hidden', visibility: 'private' } });
+    expect(g.status).toBe(201);
+    const moved = await s.request('PUT', `/projects/${pub.id}/transfer`, { token: alice.token, json: { namespace: g.body.id } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.visibility).toBe('private');
+    expect(moved.body.forks_count).toBe(0);
+    expect((await s.request('GET', `/projects/${f.body.id}`, { token: bob.token })).body).not.toHaveProperty('forked_from_project');
+
+    const priv = await createProject(s, 'priv-src', { token: alice.token });
+    await s.request('POST', `/projects/${priv.id}/members`, { token: alice.token, json: { user_id: bob.id, access_level: 30 } });
+    const mine = await createProject(s, 'mine-pub', { token: bob.token, visibility: 'public' });
+    const link = await s.request('POST', `/projects/${mine.id}/fork/${priv.id}`, { token: bob.token });
+    expect(link.status).toBe(400);
+    expect(link.body).toEqual({ message: ['Visibility level public is not allowed since the fork source project has lower visibility.'] });
+  });
+
+  it('takes the newer of the fork\'s and the target\'s pipelines as the head pipeline', async () => {
+    const up = await createProject(s, 'ci-up', { token: alice.token, visibility: 'public', extra: { only_allow_merge_if_pipeline_succeeds: true } });
+    const f = await fork(bob.token, up.id);
+    const head = await commit(s, f.body.id, 'x', { 'x.txt': 'x\n' }, { from: 'main' });
+    const open = await s.request('POST', `/projects/${f.body.id}/merge_requests`, { token: bob.token, json: { source_branch: 'x', target_branch: 'main', title: 'x', target_project_id: up.id } });
+    expect(open.status).toBe(201);
+    expect((await s.request('POST', `/projects/${f.body.id}/statuses/${head}`, { token: bob.token, json: { state: 'success', name: 't' } })).status).toBe(201);
+    const inTarget = await s.request('POST', `/projects/${up.id}/merge_requests/${open.body.iid}/pipelines`, { token: alice.token });
+    expect(inTarget.status, inTarget.text).toBe(201);
+    expect(inTarget.body.project_id).toBe(up.id);
+    expect((await s.request('POST', `/projects/${up.id}/statuses/${head}`, { token: alice.token, json: { state: 'failed', name: 't', pipeline_id: inTarget.body.id } })).status).toBe(201);
+    const shown = await s.request('GET', `/projects/${up.id}/merge_requests/${open.body.iid}`, { token: alice.token });
+    expect(shown.body.head_pipeline.id).toBe(inTarget.body.id);
+    expect(shown.body.head_pipeline.status).toBe('failed');
+    expect((await s.request('PUT', `/projects/${up.id}/merge_requests/${open.body.iid}/merge`, { token: alice.token })).status).toBe(405);
+  });
 });

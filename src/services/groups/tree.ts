@@ -66,11 +66,13 @@ const fail = (msg: string) => apiError(400, `Transfer failed: ${msg}`);
  * group and the right to create subgroups in the target. Visibility above the new parent's is
  * lowered, for the group and its descendants, as GitLab's transfer service does.
  */
-export async function transferGroup(app: AppContext, user: UserRow, group: GroupRow, target: GroupRow | null, ip: string | null): Promise<void> {
+/** Moves a group; answers the ids of projects of fork networks whose visibility it lowered (they leave their networks). */
+export async function transferGroup(app: AppContext, user: UserRow, group: GroupRow, target: GroupRow | null, ip: string | null): Promise<number[]> {
   if (!target && group.parent_id === null) throw fail('Group is already a root group.');
   if (target && target.id === group.parent_id) throw fail('Group is already associated to the parent group.');
   if (target && target.id === group.id) throw fail('Cannot transfer group to itself.');
   if (target && target.traversal.startsWith(group.traversal)) throw fail('Cannot transfer group to one of its subgroup.');
+  const lowered: number[] = [];
   await app.database.transaction(async (trx) => {
     const current = await app.database.forUpdate(trx.selectFrom('namespaces').selectAll().where('id', '=', group.id)).executeTakeFirst();
     if (!current) throw apiError(404, '404 Group Not Found');
@@ -98,6 +100,8 @@ export async function transferGroup(app: AppContext, user: UserRow, group: Group
         const chunk = nsIds.slice(i, i + 500);
         const lower = parent.visibility === 'private' ? ['internal', 'public'] : parent.visibility === 'internal' ? ['public'] : [];
         if (lower.length) {
+          const forked = await trx.selectFrom('projects').select('id').where('namespace_id', 'in', chunk).where('visibility', 'in', lower).where('fork_network_root_id', 'is not', null).execute();
+          lowered.push(...forked.map((p) => p.id));
           await trx.updateTable('projects').set({ visibility: parent.visibility }).where('namespace_id', 'in', chunk).where('visibility', 'in', lower).execute();
         }
       }
@@ -115,4 +119,5 @@ export async function transferGroup(app: AppContext, user: UserRow, group: Group
       ipAddress: ip,
     });
   });
+  return lowered;
 }

@@ -281,12 +281,13 @@ export async function reconcileMerges(app: AppContext): Promise<number> {
  * project waiting for it, as the user who set auto-merge, synchronously.
  */
 export async function runAutoMerges(app: AppContext, pipelineProject: ProjectInfo, sha: string): Promise<void> {
-  // Requests of this project, and requests from or into it across a fork network.
+  // Requests from this project (their head may predate a push), and requests into it at this sha
+  // whose pipeline ran here (from a fork).
   const id = pipelineProject.project.id;
   const waiting = await app.db
     .selectFrom('merge_requests')
     .selectAll()
-    .where((eb) => eb.or([eb('source_project_id', '=', id), eb('project_id', '=', id)]))
+    .where((eb) => eb.or([eb('source_project_id', '=', id), eb.and([eb('project_id', '=', id), eb('head_sha', '=', sha)])]))
     .where('state', '=', 'opened')
     .where('merge_when_pipeline_succeeds', '=', 1)
     .orderBy('id')

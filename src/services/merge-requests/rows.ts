@@ -250,8 +250,12 @@ export function pathId(raw: unknown): number {
   return /^\d{1,10}$/.test(s) ? dbId(Number(s)) : -1;
 }
 
-/** The pipeline of a merge request's head commit: in its source project, else (from a fork) in the target. */
+/** The pipeline of a merge request's head commit: its source project's, or (from a fork) the target's when newer. */
 export function headPipelineOf(mr: MrRow, bundle: Pick<MrBundle, 'pipelines'>, sha: string | null = mr.head_sha): PipelineRow | undefined {
   if (!sha) return undefined;
-  return bundle.pipelines.get(`${mr.source_project_id}:${sha}`) ?? (mr.source_project_id !== mr.project_id ? bundle.pipelines.get(`${mr.project_id}:${sha}`) : undefined);
+  const source = bundle.pipelines.get(`${mr.source_project_id}:${sha}`);
+  if (mr.source_project_id === mr.project_id) return source;
+  // Both may have one: the newer counts, as GitLab's head pipeline is the latest.
+  const target = bundle.pipelines.get(`${mr.project_id}:${sha}`);
+  return !source || (target && target.id > source.id) ? target : source;
 }

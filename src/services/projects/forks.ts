@@ -3,7 +3,8 @@
 // fork network (`fork_network_root_id`); merge requests may go between any two projects of one
 // network. A project leaves its network when unlinked or deleted; its open merge requests to and
 // from the others are closed then, as GitLab does.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { isPostgres } from '../../db/batch.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -13,8 +14,13 @@ import { GitRepository } from '../../git/repository.js';
 import { AccessLevel, VISIBILITY_LEVEL, visibleWithoutMembership, type Visibility } from '../access.js';
 import { canReadRepository } from '../repository/project-repo.js';
 import { createProject, projectDeletionHooks, uncountFork } from './create.js';
-import { repoPathFor, type FoundProject, type NamespaceRow, type ProjectRow } from './lookup.js';
+import { loadProjectById, repoPathFor, type FoundProject, type NamespaceRow, type ProjectRow } from './lookup.js';
 import { canCreateProjectIn } from './namespaces.js';
+import { findMrById } from '../merge-requests/rows.js';
+import { updateMergeRequest } from '../merge-requests/write.js';
+
+/** The advisory lock that hands out new fork network ids one at a time. */
+const NETWORK_ID_LOCK = 7_190_019;
 
 /** GitLab's fork_project ability: who may read the code and, by the forking feature's level, fork it. */
 export function canFork(user: UserRow | null, project: ProjectRow, access: number): boolean {
@@ -101,6 +107,10 @@ export function validForkTarget(app: AppContext, user: UserRow, ns: NamespaceRow
 export async function linkFork(app: AppContext, project: ProjectRow, source: ProjectRow): Promise<void> {
   if (project.forked_from_project_id !== null) throw apiError(409, 'Project already forked');
   if (project.id === source.id) throw apiError(400, 'Target project cannot be equal to source project');
+  // A fork is never more visible than its source (GitLab's visibility_level_allowed_as_fork).
+  if ((VISIBILITY_LEVEL[project.visibility as Visibility] ?? 0) > (VISIBILITY_LEVEL[source.visibility as Visibility] ?? 0)) {
+    throw apiError(400, [`Visibility level ${project.visibility} is not allowed since the fork source project has lower visibility.`]);
+  }
   await app.database.transaction(async (trx) => {
     const from = await app.database.forUpdate(trx.selectFrom('projects').selectAll().where('id', '=', source.id)).executeTakeFirst();
     const me = await app.database.forUpdate(trx.selectFrom('projects').selectAll().where('id', '=', project.id)).executeTakeFirst();
@@ -134,6 +144,8 @@ async function leaveNetwork(trx: Transaction<DB> | Kysely<DB>, project: ProjectR
   if (project.fork_network_root_id === project.id) {
     // The root leaves: the others keep a network of their own under a new id (GitLab's network
     // outlives its root), so the old root rejoins nothing when it is forked again.
+    // Serialised on PostgreSQL (SQLite runs one writer at a time): two roots leaving at once must not take the same id.
+    if (isPostgres(trx as Kysely<DB>)) await sql`select pg_advisory_xact_lock(${NETWORK_ID_LOCK})`.execute(trx);
     const low = await trx.selectFrom('projects').select((eb) => eb.fn.min<number>('fork_network_root_id').as('m')).executeTakeFirst();
     const fresh = Math.min(Number(low?.m ?? 0), 0) - 1;
     await trx.updateTable('projects').set({ fork_network_root_id: fresh }).where('fork_network_root_id', '=', project.id).where('id', '!=', project.id).execute();
@@ -170,6 +182,26 @@ export async function unlinkFork(app: AppContext, project: ProjectRow, close: (m
   // One opened meanwhile is closed too (nothing is fetched for it any more: it left the network).
   for (const mr of await openCrossProject(app.db, project.id).execute()) await close(mr);
   return true;
+}
+
+/** Takes a project out of its fork network, closing its open requests to and from the others as `user`. */
+export function unlinkProject(app: AppContext, user: UserRow, project: ProjectRow): Promise<boolean> {
+  return unlinkFork(app, project, async (row) => {
+    const [info, mr] = await Promise.all([loadProjectById(app.db, row.project_id), findMrById(app.db, row.id)]);
+    if (info && mr && mr.state === 'opened') await updateMergeRequest(app, info, mr, user, { stateEvent: 'close' });
+  });
+}
+
+/**
+ * As GitLab's UpdateService on a visibility decrease: projects made less visible (by an edit, a
+ * transfer, or their group moving) leave their fork networks, so nothing of them keeps flowing
+ * into forks that others may read.
+ */
+export async function unlinkLessVisible(app: AppContext, user: UserRow, projectIds: number[]): Promise<void> {
+  for (const id of projectIds) {
+    const found = await loadProjectById(app.db, id);
+    if (found && (found.project.fork_network_root_id !== null || found.project.forked_from_project_id !== null)) await unlinkProject(app, user, found.project);
+  }
 }
 
 let registered = false;

@@ -9,7 +9,8 @@ import { shareGroup, unshareGroup } from '../../../services/groups/sharing.js';
 import { selfManaged, tierAvailable } from '../../../services/groups/tiers.js';
 import { transferGroup } from '../../../services/groups/tree.js';
 import { canReadGroup, groupAccess } from '../../../services/groups/visibility.js';
-import { findProject } from '../../../services/projects/lookup.js';
+import { findProject, loadProjectById } from '../../../services/projects/lookup.js';
+import { unlinkLessVisible } from '../../../services/projects/forks.js';
 import { transferProject } from '../../../services/projects/update.js';
 import { presentProjectFor } from '../entities/project.js';
 import { presentGroupDetailFor } from './present.js';
@@ -33,7 +34,7 @@ async function transferRoute(c: Ctx) {
   }
   // The response is the group as it was before the transfer (spec §4.3).
   const before = await presentGroupDetailFor(c, loaded.group, loaded.settings, loaded.access, { withProjects: true });
-  await transferGroup(c.app, user, loaded.group, target, c.req.ip);
+  await unlinkLessVisible(c.app, user, await transferGroup(c.app, user, loaded.group, target, c.req.ip));
   c.status(201);
   return before;
 }
@@ -80,7 +81,11 @@ async function transferProjectRoute(c: Ctx) {
   if (!selfManaged(c.app.config)) throw forbidden();
   const { group } = await findGroup(c, c.params.raw.id);
   const { project } = await findProject(c, String(c.params.raw.project_id ?? ''));
-  const moved = await transferProject(c.app, project.id, group);
+  let moved = await transferProject(c.app, project.id, group);
+  if (moved.project.visibility !== project.visibility) {
+    await unlinkLessVisible(c.app, user, [project.id]);
+    moved = (await loadProjectById(c.app.db, project.id)) ?? moved;
+  }
   return presentProjectFor(c.app.db, moved.project, moved.namespace, { base: c.base, user });
 }
 

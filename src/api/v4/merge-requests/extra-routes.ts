@@ -10,7 +10,7 @@ import { findUsersByIds } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
 import { AccessLevel } from '../../../services/access.js';
 import { findProject, loadProjectById } from '../../../services/projects/lookup.js';
-import { fromFork, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
+import { fromFork, refreshMergeStatus, sourceInNetwork } from '../../../services/merge-requests/git-ops.js';
 import { dbId, findMrById, findMrByIid, loadBundle, pathId, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { createPipeline } from '../../../services/pipelines/statuses.js';
 import { presentMergeRequestBasic, presentMergeRequestHead } from '../entities/merge-request.js';
@@ -227,13 +227,15 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     if (p.info.project.builds_access_level === 'disabled') throw forbidden();
     const mr = p.mr;
     // The source project's pipelines of the branch, and those run for the request (from a fork,
-    // GitLab runs them in the target when a member of it asks).
+    // GitLab runs them in the target when a member of it asks). A fork that left the network shows
+    // only those run for the request: its branch is no longer the request's.
+    const branchToo = !fromFork(mr) || (await sourceInNetwork(c.app, mr));
     const q = c.app.db
       .selectFrom('ci_pipelines')
       .selectAll()
       .where((eb) =>
         eb.or([
-          eb.and([eb('project_id', '=', mr.source_project_id), eb.or([eb('merge_request_id', '=', mr.id), eb('ref', '=', mr.source_branch)])]),
+          eb.and([eb('project_id', '=', mr.source_project_id), branchToo ? eb.or([eb('merge_request_id', '=', mr.id), eb('ref', '=', mr.source_branch)]) : eb('merge_request_id', '=', mr.id)]),
           eb.and([eb('project_id', '=', mr.project_id), eb('merge_request_id', '=', mr.id)]),
         ]),
       )

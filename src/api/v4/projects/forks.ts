@@ -7,7 +7,7 @@ import { AccessLevel } from '../../../services/access.js';
 import { findMrById } from '../../../services/merge-requests/rows.js';
 import { updateMergeRequest } from '../../../services/merge-requests/write.js';
 import { VISIBILITIES } from '../../../services/projects/attrs.js';
-import { canFork, forkProject, hasBranch, linkFork, registerForkDeletionHook, unlinkFork, validForkTarget } from '../../../services/projects/forks.js';
+import { canFork, forkProject, hasBranch, linkFork, registerForkDeletionHook, unlinkProject, validForkTarget } from '../../../services/projects/forks.js';
 import { findProject, loadProjectById, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
 import type { AppContext } from '../../../context.js';
 import { findReadableNamespace } from '../../../services/projects/namespaces.js';
@@ -60,19 +60,11 @@ async function link(c: Ctx) {
   return presentProjectFor(c.app.db, fresh.project, fresh.namespace, { base: c.base, user });
 }
 
-/** Takes a project out of its fork network, closing its open requests to and from the others as `user`. */
-export function unlinkAs(app: AppContext, user: UserRow, project: ProjectRow): Promise<boolean> {
-  return unlinkFork(app, project, async (row) => {
-    const [info, mr] = await Promise.all([loadProjectById(app.db, row.project_id), findMrById(app.db, row.id)]);
-    if (info && mr && mr.state === 'opened') await updateMergeRequest(app, info, mr, user, { stateEvent: 'close' });
-  });
-}
-
 // DELETE /projects/:id/fork
 async function unlink(c: Ctx) {
   const user = c.requireUser();
   const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.OWNER });
-  const done = await unlinkAs(c.app, user, found.project);
+  const done = await unlinkProject(c.app, user, found.project);
   c.status(done ? 204 : 304);
   return undefined;
 }

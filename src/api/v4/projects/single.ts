@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { forbidden, notGiven, paramError, validationError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel, VISIBILITY_LEVEL, type Visibility } from '../../../services/access.js';
-import { unlinkAs } from './forks.js';
+import { unlinkLessVisible } from '../../../services/projects/forks.js';
 import { readNamespaceRef, readProjectAttrs } from '../../../services/projects/attrs.js';
 import { findProject, loadProjectById } from '../../../services/projects/lookup.js';
 import { canCreateProjectIn, findReadableNamespace } from '../../../services/projects/namespaces.js';
@@ -36,11 +36,14 @@ async function editProject(c: Ctx) {
   if (project.archived === 1) throw forbidden('Project is archived');
   if (attrs.name !== undefined && attrs.name.trim() === '') throw validationError({ name: ["can't be blank"] });
   const updated = await updateProject(c.app, project.id, attrs);
-  // As GitLab's UpdateService: a project made less visible leaves its fork network, so nothing of
-  // it keeps flowing into forks (or from them) that others may read.
-  const decreased = attrs.visibility !== undefined && VISIBILITY_LEVEL[attrs.visibility] < VISIBILITY_LEVEL[project.visibility as Visibility];
-  if (decreased && (await unlinkAs(c.app, c.requireUser(), updated.project))) return present(c, (await loadProjectById(c.app.db, project.id)) ?? updated);
-  return present(c, updated);
+  return present(c, await afterVisibilityChange(c, project, updated));
+}
+
+/** A project that became less visible leaves its fork network (unlinkLessVisible); answers it as it is then. */
+async function afterVisibilityChange(c: Ctx, before: ProjectRow, after: { project: ProjectRow; namespace: NamespaceRow }) {
+  if (VISIBILITY_LEVEL[after.project.visibility as Visibility] >= VISIBILITY_LEVEL[before.visibility as Visibility]) return after;
+  await unlinkLessVisible(c.app, c.requireUser(), [after.project.id]);
+  return (await loadProjectById(c.app.db, after.project.id)) ?? after;
 }
 
 // DELETE /projects/:id
@@ -59,7 +62,7 @@ async function transfer(c: Ctx) {
   const user = c.requireUser();
   const target = await findReadableNamespace(c.app.db, user, ref);
   if (!(await canCreateProjectIn(c.app.db, user, target))) throw forbidden();
-  return present(c, await transferProject(c.app, found.project.id, target));
+  return present(c, await afterVisibilityChange(c, found.project, await transferProject(c.app, found.project.id, target)));
 }
 
 function archiveRoute(archived: boolean) {
