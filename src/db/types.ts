@@ -22,7 +22,7 @@ import type {
   UserGroupProvisionsTable,
   UserIdentitiesTable,
 } from './tables/groups.js';
-import type { ProjectsTable } from './tables/projects.js';
+import type { ProjectsTable, UsersStarProjectsTable } from './tables/projects.js';
 import type { ProjectGroupLinksTable } from './tables/project-group-links.js';
 import type * as MR from './tables/merge-requests.js';
 import type * as Releases from './tables/releases.js';
@@ -76,4 +76,5 @@ export interface DB {
   project_group_links: ProjectGroupLinksTable;
   web_hooks: WebHooks.WebHooksTable;
   web_hook_logs: WebHooks.WebHookLogsTable;
+  users_star_projects: UsersStarProjectsTable;
 }

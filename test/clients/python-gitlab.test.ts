@@ -83,6 +83,10 @@ describe('python-gitlab', () => {
     expect(out.fork_mr_state).toBe('merged');
     expect(out.upstream_forks_count).toBe(1);
     expect(out.fork_after_unlink).toBe(false);
+    expect(out.star_count).toBe(1);
+    expect(out.starrers).toEqual(['pybob']);
+    expect(out.starred).toEqual([true]);
+    expect(out.star_count_after).toBe(0);
     expect(out.protected_duplicate).toEqual([409, "Protected branch 'main' already exists"]);
     expect(out.missing_project).toEqual([404, '404 Project Not Found']);
     expect(out.bad_token).toBe(401);

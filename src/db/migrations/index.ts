@@ -20,9 +20,10 @@ import { protectedRefs } from './0016-protected-refs.js';
 import { openidNonce } from './0017-openid-nonce.js';
 import { webHooks } from './0018-web-hooks.js';
 import { forks } from './0019-forks.js';
+import { stars } from './0020-stars.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -51,7 +51,18 @@ export interface ProjectsTable {
   /** Direct forks, kept by the fork and unlink services. */
   forks_count: Generated<number>;
   mr_default_target_self: Generated<number>;
+  /** Users who starred the project, kept by the star service. */
+  star_count: Generated<number>;
   last_activity_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** users_star_projects (migration 0020). */
+export interface UsersStarProjectsTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number;
   created_at: string;
   updated_at: string;
 }

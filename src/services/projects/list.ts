@@ -112,9 +112,8 @@ export async function visibleCondition(db: Kysely<DB>, user: UserRow | null): Pr
 export const ORDER_COLUMNS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count'] as const;
 export type OrderBy = (typeof ORDER_COLUMNS)[number];
 
-/** The column an order_by sorts on; star counts are all zero and similarity needs search ranking. */
-export function orderColumn(orderBy: OrderBy): 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' {
-  if (orderBy === 'star_count') return 'id';
+/** The column an order_by sorts on; similarity needs search ranking. */
+export function orderColumn(orderBy: OrderBy): 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'star_count' {
   if (orderBy === 'similarity') return 'name';
   return orderBy;
 }

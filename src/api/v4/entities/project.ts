@@ -126,7 +126,7 @@ function simpleFields(row: ProjectRow, ns: NamespaceRow, ctx: { base: string; ow
     // the default branch whenever the repository has a branch, without reading git.
     ...(code ? { readme_url: row.default_branch ? `${web}/-/blob/${row.default_branch}/README.md` : null, forks_count: row.forks_count } : {}),
     avatar_url: projectAvatar(ctx.base, row),
-    star_count: 0,
+    star_count: row.star_count,
     last_activity_at: row.last_activity_at,
     ...(withVisibility ? { visibility: row.visibility } : {}),
     namespace: presentProjectNamespace(ns, ctx.base, ctx.owner),

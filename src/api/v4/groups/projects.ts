@@ -1,6 +1,7 @@
 // Projects of a group (spec document 3 §4.2.2): GET /groups/:id/projects, /projects/shared, and
 // DELETE /groups/:id/shared_projects/:project_id.
 import type { FastifyInstance } from 'fastify';
+import { starredBy } from '../../../services/projects/stars.js';
 import { sql } from 'kysely';
 import { notFound } from '../../../http/errors.js';
 import { keysetNotAvailable, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
@@ -39,8 +40,7 @@ async function finishProjectList(c: Ctx, q: ProjectQuery) {
     topic: p.stringArray('topic', { comma: true }),
   });
   if (active !== undefined) q = q.where('projects.archived', '=', active ? 0 : 1);
-  // Stars do not exist here, so nobody has starred anything.
-  if (starred && c.user) q = q.where('projects.id', '<', 0);
+  if (starred && c.user) q = q.where('projects.id', 'in', starredBy(c.app.db, c.user.id));
   if (c.user && owned) q = q.where('projects.creator_id', '=', c.user.id);
   if (c.user && minAccess !== undefined) q = q.where((await membershipCondition(c.app.db, c.user, minAccess)) as never);
   let rows;

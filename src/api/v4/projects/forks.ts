@@ -74,7 +74,7 @@ export function registerProjectForkRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/fork', fork);
   route(app, 'GET', '/projects/:id/forks', async (c) => {
     const found = await findProject(c, c.params.raw.id as string);
-    return listProjects(c, found.project.id);
+    return listProjects(c, (q) => q.where('projects.forked_from_project_id', '=', found.project.id));
   });
   route(app, 'POST', '/projects/:id/fork/:forked_from_id', link);
   route(app, 'DELETE', '/projects/:id/fork', unlink);

@@ -6,6 +6,10 @@ import { ACCESS_LEVEL_VALUES } from '../../../services/access.js';
 import { VISIBILITIES } from '../../../services/projects/attrs.js';
 import { applyFilters, membershipCondition, ORDER_COLUMNS, orderColumn, visibleCondition, type ListFilters } from '../../../services/projects/list.js';
 import { presentProjects } from '../entities/project.js';
+import type { SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../../db/types.js';
+import type { ProjectRow } from '../../../services/projects/lookup.js';
+import { starredBy } from '../../../services/projects/stars.js';
 
 function readFilters(c: Ctx): ListFilters {
   const p = c.params;
@@ -21,11 +25,13 @@ function readFilters(c: Ctx): ListFilters {
   };
 }
 
+type ProjectQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
+
 /**
- * GET /projects, and (with `forksOf`) GET /projects/:id/forks: the same parameters on the direct
- * forks of a project (GitLab's ForkProjectsFinder).
+ * GET /projects, and with `scope` the lists that take the same parameters on fewer projects: the
+ * direct forks of a project (GitLab's ForkProjectsFinder), a user's projects and starred projects.
  */
-export async function listProjects(c: Ctx, forksOf?: number) {
+export async function listProjects(c: Ctx, scope?: (q: ProjectQuery) => ProjectQuery) {
   const p = c.params;
   const orderBy = p.enum('order_by', ORDER_COLUMNS) ?? 'created_at';
   const sort = p.enum('sort', ['asc', 'desc'] as const) ?? 'desc';
@@ -42,11 +48,10 @@ export async function listProjects(c: Ctx, forksOf?: number) {
 
   const db = c.app.db;
   let q = applyFilters(db.selectFrom('projects').selectAll('projects'), filters);
-  if (forksOf !== undefined) q = q.where('projects.forked_from_project_id', '=', forksOf);
+  if (scope) q = scope(q);
   const visible = await visibleCondition(db, c.user);
   if (visible) q = q.where(visible);
-  // Stars do not exist here, so nobody has starred anything.
-  if (starred && c.user) q = q.where('projects.id', '<', 0);
+  if (starred && c.user) q = q.where('projects.id', 'in', starredBy(db, c.user.id));
   if (c.user) {
     if (owned) {
       const user = c.user;

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerProjectUserHooks } from '../../../services/projects/user-hooks.js';
 import { registerProjectCreateRoutes } from './create.js';
 import { registerProjectForkRoutes } from './forks.js';
+import { registerProjectStarRoutes } from './stars.js';
 import { registerProjectListRoutes } from './list.js';
 import { registerProjectSingleRoutes } from './single.js';
 
@@ -13,4 +14,5 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   registerProjectListRoutes(app);
   registerProjectSingleRoutes(app);
   registerProjectForkRoutes(app);
+  registerProjectStarRoutes(app);
 }

@@ -146,3 +146,6 @@ export const ProjectGroupLink = obj(
   { id: Int(), project_id: Int(), group_id: Int(), group_access: Int(), expires_at: NDay() },
   { title: 'ProjectGroupLink' },
 );
+
+/** UserStarsProject: a starrer of a project. */
+export const UserStarsProject = obj({ starred_since: Time(), user: UserBasic }, { title: 'UserStarsProject' });

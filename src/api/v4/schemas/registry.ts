@@ -46,7 +46,7 @@ import {
   Version,
 } from './misc.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
-import { Project, ProjectGroupLink, ProjectOrSimple } from './projects.js';
+import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
 import { Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
@@ -206,6 +206,12 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/forks': list(ProjectOrSimple),
   'POST /projects/:id/fork/:forked_from_id': json(Project),
   'DELETE /projects/:id/fork': empty,
+  // projects/stars.ts
+  'POST /projects/:id/star': json(Project),
+  'POST /projects/:id/unstar': json(Project),
+  'GET /projects/:id/starrers': list(UserStarsProject),
+  'GET /users/:user_id/projects': list(ProjectOrSimple),
+  'GET /users/:user_id/starred_projects': list(ProjectOrSimple),
   'POST /projects/:id/share': json(ProjectGroupLink),
   'DELETE /projects/:id/share/:group_id': empty,
 

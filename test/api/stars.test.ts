@@ -1,0 +1,104 @@
+// Stars: starring and unstarring (201 with the project, 304 when nothing changes), star_count,
+// starrers, `starred=true` and `order_by=star_count`, a user's projects and starred projects, and
+// stars going with their project or user.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { closeServer, createProject } from './mr-helpers.js';
+
+let s: TestServer;
+type U = { id: number; username: string; token: string };
+let alice: U;
+let bob: U;
+let carol: U;
+let pub: { id: number };
+let other: { id: number };
+let secret: { id: number };
+
+beforeAll(async () => {
+  s = await startServer();
+  alice = await s.createUser('alice');
+  bob = await s.createUser('bob');
+  carol = await s.createUser('carol');
+  pub = await createProject(s, 'pub', { token: alice.token, visibility: 'public' });
+  other = await createProject(s, 'other', { token: alice.token, visibility: 'public' });
+  secret = await createProject(s, 'secret', { token: alice.token });
+}, 60_000);
+
+afterAll(async () => closeServer(s));
+
+const star = (token: string, id: number, action = 'star') => s.request('POST', `/projects/${id}/${action}`, { token });
+
+describe('stars', () => {
+  it('stars once (201 with the project and its count), then 304; unstars likewise', async () => {
+    const first = await star(bob.token, pub.id);
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ id: pub.id, star_count: 1 });
+    expect(first.body.permissions).toBeDefined();
+    const again = await star(bob.token, pub.id);
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect((await star(carol.token, pub.id)).body.star_count).toBe(2);
+    expect((await s.request('GET', `/projects/${pub.id}`, { token: alice.token })).body.star_count).toBe(2);
+    const un = await star(carol.token, pub.id, 'unstar');
+    expect(un.status).toBe(201);
+    expect(un.body.star_count).toBe(1);
+    expect((await star(carol.token, pub.id, 'unstar')).status).toBe(304);
+  });
+
+  it('needs a signed-in caller who can see the project', async () => {
+    expect((await s.request('POST', `/projects/${pub.id}/star`, { token: null })).status).toBe(401);
+    expect((await star(bob.token, secret.id)).body).toEqual({ message: '404 Project Not Found' });
+  });
+
+  it('lists starrers, newest first, with their star dates, and searches them', async () => {
+    await star(carol.token, pub.id);
+    const r = await s.request('GET', `/projects/${pub.id}/starrers`, { token: null });
+    expect(r.status).toBe(200);
+    expect(r.body.map((x: any) => x.user.username)).toEqual(['carol', 'bob']);
+    expect(Object.keys(r.body[0])).toEqual(['starred_since', 'user']);
+    expect(r.body[0].starred_since).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(r.headers.get('x-total')).toBe('2');
+    const found = await s.request('GET', `/projects/${pub.id}/starrers`, { token: bob.token, query: { search: 'bo' } });
+    expect(found.body.map((x: any) => x.user.username)).toEqual(['bob']);
+  });
+
+  it('filters and sorts project lists by stars', async () => {
+    await star(bob.token, other.id);
+    const mine = await s.request('GET', '/projects', { token: bob.token, query: { starred: true, order_by: 'id', sort: 'asc' } });
+    expect(mine.body.map((p: any) => p.id)).toEqual([pub.id, other.id]);
+    const byStars = await s.request('GET', '/projects', { token: alice.token, query: { order_by: 'star_count', sort: 'desc', owned: true } });
+    expect(byStars.body.map((p: any) => [p.id, p.star_count])).toEqual([[pub.id, 2], [other.id, 1], [secret.id, 0]]);
+  });
+
+  it('lists a user\'s projects and starred projects, by id or username, as the caller may see them', async () => {
+    const owned = await s.request('GET', `/users/${alice.username}/projects`, { token: carol.token, query: { order_by: 'id', sort: 'asc' } });
+    expect(owned.status).toBe(200);
+    expect(owned.body.map((p: any) => p.id)).toEqual([pub.id, other.id]);
+    const ownedBySelf = await s.request('GET', `/users/${alice.id}/projects`, { token: alice.token });
+    expect(ownedBySelf.body).toHaveLength(3);
+    const starred = await s.request('GET', `/users/${bob.id}/starred_projects`, { token: null, query: { order_by: 'id', sort: 'asc' } });
+    expect(starred.body.map((p: any) => p.id)).toEqual([pub.id, other.id]);
+    expect((await s.request('GET', '/users/nobody/projects', { token: bob.token })).body).toEqual({ message: '404 User Not Found' });
+    // A private profile keeps its stars to itself.
+    const priv = await s.request('PUT', `/users/${bob.id}`, { json: { private_profile: true } });
+    expect(priv.status, priv.text).toBe(200);
+    expect((await s.request('GET', `/users/${bob.id}/starred_projects`, { token: carol.token })).body).toEqual([]);
+    expect((await s.request('GET', `/users/${bob.id}/starred_projects`, { token: bob.token })).body).toHaveLength(2);
+    expect((await s.request('GET', `/projects/${pub.id}/starrers`, { token: carol.token })).body.map((x: any) => x.user.username)).toEqual(['carol']);
+  });
+
+  it('stars go with a deleted user (counts follow) and a deleted project', async () => {
+    const dave = await s.createUser('dave');
+    await star(dave.token, other.id);
+    expect((await s.request('GET', `/projects/${other.id}`, { token: alice.token })).body.star_count).toBe(2);
+    const del = await s.request('DELETE', `/users/${dave.id}`);
+    expect([202, 204]).toContain(del.status);
+    for (let i = 0; i < 50; i++) {
+      if ((await s.request('GET', `/projects/${other.id}`, { token: alice.token })).body.star_count === 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await s.request('GET', `/projects/${other.id}`, { token: alice.token })).body.star_count).toBe(1);
+    expect((await s.request('DELETE', `/projects/${other.id}`, { token: alice.token })).status).toBe(202);
+    expect((await s.request('GET', `/users/${bob.id}/starred_projects`, { token: bob.token })).body.map((p: any) => p.id)).toEqual([pub.id]);
+  });
+});
