@@ -184,7 +184,7 @@ out["fork_after_unlink"] = "forked_from_project" in gb.projects.get(fork.id).att
 up_for_stars = gb.projects.get(upstream.id)
 up_for_stars.star()
 out["star_count"] = up_for_stars.star_count
-out["starrers"] = [st.user["username"] for st in up_for_stars.starrers.list(get_all=True)]
+out["starrers"] = [st["user"]["username"] for st in gb.http_list(f"/projects/{upstream.id}/starrers", get_all=True)]
 out["starred"] = [sp.id == upstream.id for sp in gb.projects.list(starred=True, get_all=True)]
 up_for_stars.unstar()
 out["star_count_after"] = up_for_stars.star_count
