@@ -85,6 +85,15 @@ describe('stars', () => {
     expect((await s.request('GET', `/users/${bob.id}/starred_projects`, { token: carol.token })).body).toEqual([]);
     expect((await s.request('GET', `/users/${bob.id}/starred_projects`, { token: bob.token })).body).toHaveLength(2);
     expect((await s.request('GET', `/projects/${pub.id}/starrers`, { token: carol.token })).body.map((x: any) => x.user.username)).toEqual(['carol']);
+    // A private profile's projects likewise (GitLab's PersonalProjectsFinder), and a blocked user's.
+    await s.request('PUT', `/users/${alice.id}`, { json: { private_profile: true } });
+    expect((await s.request('GET', `/users/${alice.id}/projects`, { token: carol.token })).body).toEqual([]);
+    expect((await s.request('GET', `/users/${alice.id}/projects`, { token: alice.token })).body).toHaveLength(3);
+    await s.request('PUT', `/users/${alice.id}`, { json: { private_profile: false } });
+    expect((await s.request('POST', `/users/${alice.id}/block`)).status).toBe(201);
+    expect((await s.request('GET', `/users/${alice.id}/projects`, { token: carol.token })).body).toEqual([]);
+    expect((await s.request('POST', `/users/${alice.id}/unblock`)).status).toBe(201);
+    expect((await s.request('GET', `/users/${alice.id}/projects`, { token: carol.token })).body).toHaveLength(2);
   });
 
   it('stars go with a deleted user (counts follow) and a deleted project', async () => {

@@ -4,12 +4,18 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
+import { notFound } from '../../http/errors.js';
 import { userDeletionHooks } from '../users.js';
 import { projectDeletionHooks } from './create.js';
 
 /** Stars a project for a user; false when it already was (GitLab's 304). */
 export async function starProject(app: AppContext, userId: number, projectId: number): Promise<boolean> {
   return app.database.transaction(async (trx) => {
+    // Both rows locked (PostgreSQL; SQLite runs one writer at a time): a star racing the deletion
+    // of its user or project waits for it and then finds nothing to star.
+    const user = await app.database.forUpdate(trx.selectFrom('users').select('id').where('id', '=', userId)).executeTakeFirst();
+    const project = await app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId)).executeTakeFirst();
+    if (!user || !project) throw notFound('Project');
     const now = nowIso();
     const added = await trx
       .insertInto('users_star_projects')

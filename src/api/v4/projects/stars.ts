@@ -27,10 +27,16 @@ function starRoute(star: boolean) {
   };
 }
 
-/** Whether the caller may see a user's profile lists (GitLab's read_user_profile: private profiles to themselves and admins). */
-function profileVisible(c: Ctx, user: Pick<UserRow, 'id' | 'private_profile'>): boolean {
-  return user.private_profile !== 1 || c.user?.id === user.id || c.user?.is_admin === 1;
+/**
+ * Whether the caller may see a user's profile lists (GitLab's read_user_profile): private
+ * profiles and blocked or banned users' only to themselves and administrators.
+ */
+function profileVisible(c: Ctx, user: Pick<UserRow, 'id' | 'private_profile' | 'state'>): boolean {
+  if (c.user?.id === user.id || c.user?.is_admin === 1) return true;
+  return user.private_profile !== 1 && !HIDDEN_STATES.has(user.state);
 }
+
+const HIDDEN_STATES = new Set(['blocked', 'banned', 'blocked_pending_approval', 'ldap_blocked']);
 
 // GET /projects/:id/starrers
 async function starrers(c: Ctx) {
@@ -65,9 +71,11 @@ export function registerProjectStarRoutes(app: FastifyInstance): void {
   // GET /users/:user_id/projects: the visible projects of the user's personal namespace.
   route(app, 'GET', '/users/:user_id/projects', async (c) => {
     const user = await userParam(c);
+    // GitLab's PersonalProjectsFinder: nothing when the caller may not read the user's profile.
+    if (!profileVisible(c, user)) return listProjects(c, (q) => q.where('projects.id', '<', 0));
     return listProjects(c, (q) => q.where('projects.namespace_id', 'in', c.app.db.selectFrom('namespaces').select('id').where('kind', '=', 'user').where('owner_id', '=', user.id)));
   });
-  // GET /users/:user_id/starred_projects: the visible projects the user starred (none when their profile is private to the caller).
+  // GET /users/:user_id/starred_projects: the visible projects the user starred (none when the caller may not read their profile).
   route(app, 'GET', '/users/:user_id/starred_projects', async (c) => {
     const user = await userParam(c);
     const visible = profileVisible(c, user);
