@@ -5,7 +5,7 @@ import { findUserById } from '../db/repositories/users.js';
 import { field } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { sendErrorPage, sendPage, seeOther } from '../web/page.js';
-import { csrfToken, csrfValid, currentSession, type WebSession } from '../web/session.js';
+import { csrfToken, csrfValid, currentSession, endSession, type WebSession } from '../web/session.js';
 import { redirectToSignIn } from '../web/sign-in.js';
 import { checkAuthorizationRequest, type AuthorizationCheck, type ValidAuthorization } from './authorize-request.js';
 import { createAuthorizationCode } from './codes.js';
@@ -54,21 +54,75 @@ async function consentPage(ctx: AppContext, req: FastifyRequest, reply: FastifyR
   return sendPage(reply, 'Authorize application', body, { user: s.user, csrf });
 }
 
+/** The `prompt` values of OpenID Connect that GitLab's provider knows. */
+const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
+
+/** `max_age`: whether the user signed in longer ago than the client accepts. */
+function signInTooOld(s: WebSession, raw: string | undefined): boolean {
+  const maxAge = raw !== undefined && /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
+  if (maxAge <= 0) return false;
+  const at = s.user.current_sign_in_at ? Date.parse(s.user.current_sign_in_at) : NaN;
+  return !Number.isFinite(at) || (Date.now() - at) / 1000 > maxAge;
+}
+
+/** The authorize URL to come back to after signing in: `prompt` without `login`. */
+function withoutLoginPrompt(url: string, prompts: string[]): string {
+  const u = new URL(url, 'http://localhost');
+  const rest = prompts.filter((v) => v !== 'login');
+  if (rest.length) u.searchParams.set('prompt', rest.join(' '));
+  else u.searchParams.delete('prompt');
+  return `${u.pathname}${u.search}`;
+}
+
+/** A live access token of this user and application with exactly these scopes (Doorkeeper's matching_token_for). */
+async function hasMatchingToken(ctx: AppContext, a: ValidAuthorization, userId: number): Promise<boolean> {
+  const rows = await ctx.db
+    .selectFrom('oauth_access_tokens')
+    .select('scopes')
+    .where('application_id', '=', a.app.id)
+    .where('resource_owner_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(20)
+    .execute();
+  const wanted = [...new Set(a.scopes)].sort().join(' ');
+  return rows.some((r) => [...new Set(r.scopes.split(' ').filter(Boolean))].sort().join(' ') === wanted);
+}
+
 export function registerAuthorize(app: FastifyInstance): void {
   const ctx = app.lw;
 
   // GET /oauth/authorize
   app.get('/oauth/authorize', async function authorizePage(req, reply) {
-    const check = await checkAuthorizationRequest(ctx, OAuthParams.fromRequest(req, { query: true, body: false }));
+    const params = OAuthParams.fromRequest(req, { query: true, body: false });
+    const check = await checkAuthorizationRequest(ctx, params);
     if (check.kind === 'page') return pageError(reply, check);
     if (check.kind === 'redirect') return errorRedirect(reply, 302, check);
+    const fail = (error: string, description: string) => errorRedirect(reply, 302, { kind: 'redirect', redirectUri: check.redirectUri, error, description, state: check.state });
+    // OpenID Connect requests honour `prompt` and `max_age` (doorkeeper-openid_connect, as GitLab).
+    const oidc = check.scopes.includes('openid');
+    const prompts = oidc ? [...new Set((params.get('prompt') ?? '').split(/ +/).filter(Boolean))] : [];
+    if (prompts.some((v) => !PROMPTS.has(v)) || (prompts.includes('none') && prompts.length > 1)) return fail('invalid_request', DESCRIPTIONS.invalid_request);
     const session = await currentSession(ctx, req);
-    if (!session) return redirectToSignIn(req, reply);
-    if (check.app.trusted) {
-      // Trusted instance applications skip the consent page (Doorkeeper skip_authorization).
+    if (!session) {
+      if (prompts.includes('none')) return fail('login_required', 'The authorization server requires end-user authentication.');
+      return redirectToSignIn(req, reply);
+    }
+    if (prompts.includes('login') || (oidc && signInTooOld(session, params.get('max_age')))) {
+      // A fresh sign-in, then back here without `login` (GitLab signs the user out first).
+      await endSession(ctx, req, reply);
+      return redirectToSignIn(req, reply, withoutLoginPrompt(req.url, prompts));
+    }
+    if (prompts.includes('select_account')) return fail('account_selection_required', 'The authorization server requires end-user account selection.');
+    // Trusted instance applications skip the consent page (Doorkeeper skip_authorization), and so
+    // do confidential applications the user already holds a token of these scopes for (GitLab's
+    // matching_token?), unless the client asks for consent.
+    const skip = !prompts.includes('consent') && (check.app.trusted || (check.app.confidential && (await hasMatchingToken(ctx, check, session.user.id))));
+    if (skip) {
       const code = await createAuthorizationCode(ctx, check, session.user.id);
       return reply.code(302).headers({ 'Cache-Control': 'no-store', Location: withQuery(check.redirectUri, { code, state: check.state }) }).send();
     }
+    if (prompts.includes('none')) return fail('consent_required', 'The authorization server requires end-user consent.');
     return consentPage(ctx, req, reply, session, check);
   });
 

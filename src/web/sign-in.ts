@@ -109,11 +109,11 @@ async function auditSignIn(ctx: AppContext, req: FastifyRequest, user: UserRow |
 }
 
 /** Sends the visitor to the sign-in page, coming back to this URL afterwards. */
-export function redirectToSignIn(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function redirectToSignIn(req: FastifyRequest, reply: FastifyReply, returnTo: string = req.url): FastifyReply {
   return reply
     .code(302)
     .headers({ 'Cache-Control': 'no-store' })
-    .header('Location', `/users/sign_in?redirect_to=${encodeURIComponent(safeReturnPath(req.url))}`)
+    .header('Location', `/users/sign_in?redirect_to=${encodeURIComponent(safeReturnPath(returnTo))}`)
     .send();
 }
 

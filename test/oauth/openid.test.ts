@@ -140,3 +140,60 @@ describe('ID tokens', () => {
     expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
   });
 });
+
+describe('prompt and max_age (OpenID Connect requests)', () => {
+  const oidcUrl = (app: TestApp, extra: Record<string, string>) => authorizeUrlFor(app, { scope: 'openid', ...extra });
+  function authorizeUrlFor(app: TestApp, extra: Record<string, string>) {
+    const q = new URLSearchParams({ client_id: app.uid, redirect_uri: app.redirectUri, response_type: 'code', state: 'st', ...extra });
+    return `/oauth/authorize?${q}`;
+  }
+  const errorOf = (location: string | null) => {
+    const u = new URL(location!);
+    return [u.searchParams.get('error'), u.searchParams.get('state')];
+  };
+
+  it('prompt=none: login_required without a session, consent_required before consent, a code after', async () => {
+    const app = await createApp(s, { scopes: 'openid read_user' });
+    const anonymous = new Agent(s.url);
+    const noSession = await anonymous.get(oidcUrl(app, { prompt: 'none' }));
+    expect(noSession.status).toBe(302);
+    expect(errorOf(noSession.location)).toEqual(['login_required', 'st']);
+    const bob = await signIn(s, (await s.createUser('promptbob')).username);
+    expect(errorOf((await bob.get(oidcUrl(app, { prompt: 'none' }))).location)).toEqual(['consent_required', 'st']);
+    // Consent once (and a token issued): later requests of the same scopes skip the page.
+    const { code } = await authorizeCode(bob, app, { scope: 'openid' });
+    const t = await tokenRequest(s, { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.uid, client_secret: app.secret });
+    expect(t.status).toBe(200);
+    const silent = await bob.get(oidcUrl(app, { prompt: 'none' }));
+    expect(silent.status).toBe(302);
+    expect(new URL(silent.location!).searchParams.get('code')).toMatch(/.+/);
+    // prompt=consent shows the page again; unknown values and `none` with others are invalid_request.
+    expect((await bob.get(oidcUrl(app, { prompt: 'consent' }))).status).toBe(200);
+    expect(errorOf((await bob.get(oidcUrl(app, { prompt: 'none login' }))).location)).toEqual(['invalid_request', 'st']);
+    expect(errorOf((await bob.get(oidcUrl(app, { prompt: 'sometimes' }))).location)).toEqual(['invalid_request', 'st']);
+    expect(errorOf((await bob.get(oidcUrl(app, { prompt: 'select_account' }))).location)).toEqual(['account_selection_required', 'st']);
+    // Without `openid` the parameter is not OpenID Connect's, and is ignored (Doorkeeper).
+    expect((await bob.get(authorizeUrlFor(app, { scope: 'read_user', prompt: 'none' }))).status).toBe(200);
+  });
+
+  it('prompt=login and an exceeded max_age sign the user out and come back without `login`', async () => {
+    const app = await createApp(s, { scopes: 'openid read_user' });
+    const carol = await signIn(s, (await s.createUser('promptcarol')).username);
+    const r = await carol.get(oidcUrl(app, { prompt: 'login consent' }));
+    expect(r.status).toBe(302);
+    const to = new URL(r.location!, s.url);
+    expect(to.pathname).toBe('/users/sign_in');
+    const back = new URL(to.searchParams.get('redirect_to')!, s.url);
+    expect(back.pathname).toBe('/oauth/authorize');
+    expect(back.searchParams.get('prompt')).toBe('consent');
+    // Signed out: the same request asks for a sign-in.
+    expect((await carol.get(oidcUrl(app, {}))).location).toContain('/users/sign_in');
+    const again = await signIn(s, 'promptcarol');
+    expect((await again.get(oidcUrl(app, { max_age: '3600' }))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const old = await again.get(oidcUrl(app, { max_age: '1' }));
+    expect(old.status).toBe(302);
+    expect(old.location).toContain('/users/sign_in');
+  });
+});
+

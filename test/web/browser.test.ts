@@ -99,7 +99,7 @@ describe('in a real browser', () => {
     await shot('error');
     const phone = await page.context().newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
-    await phone.goto(`${s.url}/oauth/authorize?${new URLSearchParams({ client_id: uid, redirect_uri: 'https://client.example/cb', response_type: 'code', scope: 'api read_user' })}`);
+    await phone.goto(`${s.url}/oauth/authorize?${new URLSearchParams({ client_id: uid, redirect_uri: 'https://client.example/cb', response_type: 'code', scope: 'read_user' })}`);
     const overflow = await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     expect(overflow).toBe(false);
     await shot('consent-phone', phone);
