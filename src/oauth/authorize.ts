@@ -74,7 +74,7 @@ function withoutLoginPrompt(url: string, prompts: string[]): string {
   return `${u.pathname}${u.search}`;
 }
 
-/** A live access token of this user and application with exactly these scopes (Doorkeeper's matching_token_for). */
+/** An unrevoked access token (expired ones too, as Doorkeeper) of this user and application with exactly these scopes (matching_token_for). */
 async function hasMatchingToken(ctx: AppContext, a: ValidAuthorization, userId: number): Promise<boolean> {
   const rows = await ctx.db
     .selectFrom('oauth_access_tokens')
@@ -104,25 +104,29 @@ export function registerAuthorize(app: FastifyInstance): void {
     const prompts = oidc ? [...new Set((params.get('prompt') ?? '').split(/ +/).filter(Boolean))] : [];
     if (prompts.some((v) => !PROMPTS.has(v)) || (prompts.includes('none') && prompts.length > 1)) return fail('invalid_request', DESCRIPTIONS.invalid_request);
     const session = await currentSession(ctx, req);
+    const loginRequired = () => fail('login_required', 'The authorization server requires end-user authentication');
     if (!session) {
-      if (prompts.includes('none')) return fail('login_required', 'The authorization server requires end-user authentication.');
+      if (prompts.includes('none')) return loginRequired();
       return redirectToSignIn(req, reply);
     }
-    if (prompts.includes('login') || (oidc && signInTooOld(session, params.get('max_age')))) {
+    const tooOld = oidc && signInTooOld(session, params.get('max_age'));
+    // A silent request never shows a page nor signs anyone out (OpenID Connect Core §3.1.2.1).
+    if (tooOld && prompts.includes('none')) return loginRequired();
+    if (prompts.includes('login') || tooOld) {
       // A fresh sign-in, then back here without `login` (GitLab signs the user out first).
       await endSession(ctx, req, reply);
       return redirectToSignIn(req, reply, withoutLoginPrompt(req.url, prompts));
     }
-    if (prompts.includes('select_account')) return fail('account_selection_required', 'The authorization server requires end-user account selection.');
+    if (prompts.includes('select_account')) return fail('account_selection_required', 'The authorization server requires end-user account selection');
     // Trusted instance applications skip the consent page (Doorkeeper skip_authorization), and so
-    // do confidential applications the user already holds a token of these scopes for (GitLab's
+    // do confidential applications the user was already given a token of these scopes (GitLab's
     // matching_token?), unless the client asks for consent.
     const skip = !prompts.includes('consent') && (check.app.trusted || (check.app.confidential && (await hasMatchingToken(ctx, check, session.user.id))));
     if (skip) {
       const code = await createAuthorizationCode(ctx, check, session.user.id);
       return reply.code(302).headers({ 'Cache-Control': 'no-store', Location: withQuery(check.redirectUri, { code, state: check.state }) }).send();
     }
-    if (prompts.includes('none')) return fail('consent_required', 'The authorization server requires end-user consent.');
+    if (prompts.includes('none')) return fail('consent_required', 'The authorization server requires end-user consent');
     return consentPage(ctx, req, reply, session, check);
   });
 

@@ -191,6 +191,9 @@ describe('prompt and max_age (OpenID Connect requests)', () => {
     const again = await signIn(s, 'promptcarol');
     expect((await again.get(oidcUrl(app, { max_age: '3600' }))).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Silent: login_required, and the session stays.
+    const silent = await again.get(oidcUrl(app, { max_age: '1', prompt: 'none' }));
+    expect(errorOf(silent.location)).toEqual(['login_required', 'st']);
     const old = await again.get(oidcUrl(app, { max_age: '1' }));
     expect(old.status).toBe(302);
     expect(old.location).toContain('/users/sign_in');
