@@ -4,7 +4,7 @@
 import { humanDuration } from '../../../services/durations.js';
 import type { UserRefRow } from '../../../db/repositories/users.js';
 import { fullPath } from '../../../services/projects/lookup.js';
-import type { LabelRow, MilestoneRow, MrBundle, MrRow, PipelineRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
+import type { LabelRow, MilestoneRow, MrBundle, MrRow, ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { headPipelineOf } from '../../../services/merge-requests/rows.js';
 import { detailedMergeStatus, discussionsResolved, squashOnMerge } from '../../../services/merge-requests/status.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';

@@ -1,6 +1,6 @@
 // Projects (entities/project.ts): BasicProjectDetails (simple=true, anonymous lists) and
 // ProjectWithAccess, the NamespaceBasic they embed, and project sharing links.
-import { Arr, Bool, Int, NInt, NStr, Str, Any, ifHas, nullable, obj, optional, Time, NDay } from './common.js';
+import { Arr, Bool, Int, NInt, NStr, Str, ifHas, nullable, obj, optional, Time, NDay } from './common.js';
 import { UserBasic } from './users.js';
 
 /** NamespaceBasic's fields; the namespaces API's entity starts with them too. */
