@@ -1,6 +1,7 @@
 // Stars: starring and unstarring (201 with the project, 304 when nothing changes), star_count,
 // starrers, `starred=true` and `order_by=star_count`, a user's projects and starred projects, and
-// stars going with their project or user.
+// stars going with their project or user; the repository size measured again after commits.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { closeServer, createProject } from './mr-helpers.js';
@@ -109,5 +110,22 @@ describe('stars', () => {
     expect((await s.request('GET', `/projects/${other.id}`, { token: alice.token })).body.star_count).toBe(1);
     expect((await s.request('DELETE', `/projects/${other.id}`, { token: alice.token })).status).toBe(202);
     expect((await s.request('GET', `/users/${bob.id}/starred_projects`, { token: bob.token })).body.map((p: any) => p.id)).toEqual([pub.id]);
+  });
+});
+
+describe('repository size', () => {
+  it('is measured again after commits, so group statistics grow with the repository', async () => {
+    const g = await s.request('POST', '/groups', { json: { name: 'sized', path: 'sized' } });
+    expect(g.status).toBe(201);
+    const p = await s.request('POST', '/projects', { json: { name: 'big', namespace_id: g.body.id, initialize_with_readme: true } });
+    expect(p.status).toBe(201);
+    const before = (await s.request('GET', '/groups', { query: { statistics: true, search: 'sized' } })).body[0].statistics.repository_size;
+    expect(before).toBeGreaterThan(0);
+    // 300 KB that do not compress.
+    const content = randomBytes(300 * 1024).toString('base64');
+    const c = await s.request('POST', `/projects/${p.body.id}/repository/commits`, { json: { branch: 'main', commit_message: 'big', actions: [{ action: 'create', file_path: 'big.b64', content }] } });
+    expect(c.status, c.text).toBe(201);
+    const after = (await s.request('GET', '/groups', { query: { statistics: true, search: 'sized' } })).body[0].statistics.repository_size;
+    expect(after - before).toBeGreaterThan(250 * 1024);
   });
 });

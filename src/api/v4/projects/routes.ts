@@ -2,6 +2,7 @@
 // archive. Members live in ../members.
 import type { FastifyInstance } from 'fastify';
 import { registerProjectUserHooks } from '../../../services/projects/user-hooks.js';
+import { registerRepositorySize } from '../../../services/repository/repository-size.js';
 import { registerProjectCreateRoutes } from './create.js';
 import { registerProjectForkRoutes } from './forks.js';
 import { registerProjectStarRoutes } from './stars.js';
@@ -10,6 +11,7 @@ import { registerProjectSingleRoutes } from './single.js';
 
 export function registerProjectRoutes(app: FastifyInstance): void {
   registerProjectUserHooks();
+  registerRepositorySize();
   registerProjectCreateRoutes(app);
   registerProjectListRoutes(app);
   registerProjectSingleRoutes(app);
