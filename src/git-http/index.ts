@@ -42,8 +42,8 @@ async function afterPush(req: FastifyRequest, projectId: number, userId: number 
   const changes = diffRefs(before, after);
   const created = changes.filter((ch) => ch.before === null && ch.ref.startsWith('refs/heads/')).map((ch) => ch.ref.slice('refs/heads/'.length));
   await adoptDefaultBranch(app, projectId, repo, created);
-  const size = await repo.repositorySize();
-  await app.db.updateTable('projects').set({ repository_size: size, last_activity_at: new Date().toISOString() }).where('id', '=', projectId).execute();
+  await app.db.updateTable('projects').set({ last_activity_at: new Date().toISOString() }).where('id', '=', projectId).execute();
+  // The repository is measured again by a ref change listener (services/repository/repository-size.ts).
   await notifyRefChanges(app, projectId, changes, userId);
 }
 

@@ -128,4 +128,26 @@ describe('repository size', () => {
     const after = (await s.request('GET', '/groups', { query: { statistics: true, search: 'sized' } })).body[0].statistics.repository_size;
     expect(after - before).toBeGreaterThan(250 * 1024);
   });
+
+  it('shows project statistics to Reporters and up with statistics=true: the size and the default branch\'s commits', async () => {
+    const p = await s.request('POST', '/projects', { token: alice.token, json: { name: 'counted', visibility: 'public', initialize_with_readme: true } });
+    expect(p.status).toBe(201);
+    for (const f of ['a', 'b']) {
+      const c = await s.request('POST', `/projects/${p.body.id}/repository/commits`, { token: alice.token, json: { branch: 'main', commit_message: f, actions: [{ action: 'create', file_path: f, content: f }] } });
+      expect(c.status).toBe(201);
+    }
+    const side = await s.request('POST', `/projects/${p.body.id}/repository/commits`, { token: alice.token, json: { branch: 'side', start_branch: 'main', commit_message: 'side', actions: [{ action: 'create', file_path: 's', content: 's' }] } });
+    expect(side.status).toBe(201);
+    const r = await s.request('GET', `/projects/${p.body.id}`, { token: alice.token, query: { statistics: true } });
+    expect(r.body.statistics).toMatchObject({ commit_count: 3, wiki_size: 0, container_registry_size: 0 });
+    expect(r.body.statistics.repository_size).toBeGreaterThan(0);
+    expect(r.body.statistics.storage_size).toBe(r.body.statistics.repository_size);
+    const keys = Object.keys(r.body);
+    expect(keys.indexOf('statistics')).toBe(keys.indexOf('issue_branch_template') + 1);
+    expect((await s.request('GET', `/projects/${p.body.id}`, { token: alice.token })).body).not.toHaveProperty('statistics');
+    // Not for callers who are not Reporters (GitLab's read_statistics).
+    expect((await s.request('GET', `/projects/${p.body.id}`, { token: carol.token, query: { statistics: true } })).body).not.toHaveProperty('statistics');
+    const list = await s.request('GET', '/projects', { token: alice.token, query: { statistics: true, search: 'counted' } });
+    expect(list.body[0].statistics.commit_count).toBe(3);
+  });
 });

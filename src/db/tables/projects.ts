@@ -53,6 +53,8 @@ export interface ProjectsTable {
   mr_default_target_self: Generated<number>;
   /** Users who starred the project, kept by the star service. */
   star_count: Generated<number>;
+  /** Commits on the default branch, counted when it moves (project statistics). */
+  commit_count: Generated<number>;
   last_activity_at: string;
   created_at: string;
   updated_at: string;

@@ -11,6 +11,7 @@ import { cloneBareRepository, GitRepository, initBareRepository, isGitError, isV
 import { AccessLevel } from '../access.js';
 import { pathFromName } from '../paths.js';
 import { claimRoute, pathTaken } from '../routes.js';
+import { measureRepository } from '../repository/repository-size.js';
 import type { ProjectAttrs } from './attrs.js';
 import { validateNameAndPath } from './attrs.js';
 import { onUniqueViolation } from './unique.js';
@@ -140,13 +141,15 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
         actions: [{ action: 'create', file_path: 'README.md', content }],
         expectedOldSha: null,
       });
-      await app.db.updateTable('projects').set({ default_branch: branch, repository_size: await repo.repositorySize() }).where('id', '=', id).execute();
+      await app.db.updateTable('projects').set({ default_branch: branch }).where('id', '=', id).execute();
+      await measureRepository(app, id);
       await protectDefaultBranch(app, id, branch);
     } else if (input.fork) {
       const repo = new GitRepository(repoPath);
       const head = input.fork.branch ?? input.fork.source.default_branch;
       if (head !== null && (await repo.branchSha(head).catch(() => null))) {
-        await app.db.updateTable('projects').set({ default_branch: head, repository_size: await repo.repositorySize() }).where('id', '=', id).execute();
+        await app.db.updateTable('projects').set({ default_branch: head }).where('id', '=', id).execute();
+        await measureRepository(app, id);
         await protectDefaultBranch(app, id, head);
       }
     }

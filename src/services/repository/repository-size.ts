@@ -1,17 +1,36 @@
-// The repository size kept on the project row (group statistics and namespaces add it up),
-// measured again after every change of refs: creation measured it once, and pushes, commits and
-// merges grow it (before, it stayed at its size when created).
+// Project statistics kept on the project row: the repository size (group statistics and
+// namespaces add it up) measured again after every change of refs, whatever made it (before, only
+// git pushes measured it: commits through the API and merges did not), and the number of commits
+// on the default branch counted again when that branch moves.
+import type { AppContext } from '../../context.js';
+import type { RefChange } from '../../git/index.js';
 import { GitRepository } from '../../git/repository.js';
 import { repoPathFor } from '../projects/lookup.js';
 import { refChangeListeners } from './ref-hooks.js';
+
+/** Measures a project's repository again; `changes` (when given) limit the commit count to moves of the default branch. */
+export async function measureRepository(app: AppContext, projectId: number, changes?: RefChange[]): Promise<void> {
+  const repo = new GitRepository(repoPathFor(app, projectId));
+  const row = await app.db.selectFrom('projects').select('default_branch').where('id', '=', projectId).executeTakeFirst();
+  if (!row) return;
+  const branch = row.default_branch;
+  const recount = branch !== null && (!changes || changes.some((c) => c.ref === `refs/heads/${branch}`));
+  const size = await repo.repositorySize();
+  let commits: number | undefined;
+  if (recount) commits = (await repo.branchSha(branch).catch(() => null)) ? await repo.countCommits(`refs/heads/${branch}`) : 0;
+  await app.db
+    .updateTable('projects')
+    .set({ repository_size: size, ...(commits !== undefined ? { commit_count: commits } : {}) })
+    .where('id', '=', projectId)
+    .execute();
+}
 
 let registered = false;
 
 export function registerRepositorySize(): void {
   if (registered) return;
   registered = true;
-  refChangeListeners.push(async function measureRepository(app, projectId) {
-    const size = await new GitRepository(repoPathFor(app, projectId)).repositorySize();
-    await app.db.updateTable('projects').set({ repository_size: size }).where('id', '=', projectId).execute();
+  refChangeListeners.push(async function measureAfterRefChange(app, projectId, changes) {
+    await measureRepository(app, projectId, changes);
   });
 }

@@ -42,6 +42,8 @@ export interface ProjectPresentCtx {
   sharedWithGroups?: ProjectSharedWithGroup[];
   /** The project it was forked from, when the caller may see it (loadForkedFrom). */
   forkedFrom?: ReturnType<typeof presentProjectSimple>;
+  /** `statistics=true`: ProjectStatistics for callers who may read them (Reporter and up, administrators). */
+  statistics?: boolean;
 }
 
 function bool(v: number | null | undefined): boolean {
@@ -262,10 +264,32 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   o.merge_commit_template = row.merge_commit_template;
   o.squash_commit_template = row.squash_commit_template;
   o.issue_branch_template = null;
+  if (ctx.statistics && (ctx.user?.is_admin || (ctx.access ?? 0) >= AccessLevel.REPORTER)) o.statistics = projectStatistics(row);
   o.warn_about_potentially_unwanted_characters = true;
   o.autoclose_referenced_issues = true;
   o.permissions = permissionsFrom(ctx, ns);
   return o;
+}
+
+/**
+ * GitLab's ProjectStatistics from what Labwright keeps: the repository (its whole size on disk)
+ * and the commits of the default branch; no wiki, LFS, artifacts, packages, snippets, uploads or
+ * registry exist here, so those are 0.
+ */
+function projectStatistics(row: ProjectRow) {
+  return {
+    commit_count: row.commit_count,
+    storage_size: row.repository_size,
+    repository_size: row.repository_size,
+    wiki_size: 0,
+    lfs_objects_size: 0,
+    job_artifacts_size: 0,
+    pipeline_artifacts_size: 0,
+    packages_size: 0,
+    snippets_size: 0,
+    uploads_size: 0,
+    container_registry_size: 0,
+  };
 }
 
 function escapeHtml(s: string): string {
@@ -411,7 +435,7 @@ export async function presentProjectFor(
   db: Kysely<DB>,
   row: ProjectRow,
   ns: NamespaceRow,
-  ctx: { base: string; user?: UserRow | null; access?: number },
+  ctx: { base: string; user?: UserRow | null; access?: number; statistics?: boolean },
 ) {
   const items = [{ project: row, namespace: ns }];
   let perms: Map<number, ProjectPermissions>;
@@ -451,7 +475,7 @@ export async function presentProjectFor(
 export async function presentProjects(
   db: Kysely<DB>,
   rows: ProjectRow[],
-  ctx: { base: string; user?: UserRow | null; simple?: boolean },
+  ctx: { base: string; user?: UserRow | null; simple?: boolean; statistics?: boolean },
 ) {
   const namespaces = await loadNamespaces(db, rows);
   const owners = await loadOwners(db, namespaces.values());
@@ -475,6 +499,7 @@ export async function presentProjects(
     const permissions = perms.get(project.id)!;
     return presentProject(project, namespace, {
       forkedFrom: forkedFrom.get(project.id),
+      statistics: ctx.statistics,
       base: ctx.base,
       user: ctx.user,
       permissions,

@@ -56,7 +56,7 @@ async function finishProjectList(c: Ctx, q: ProjectQuery) {
     if (column !== 'id') q = q.orderBy('projects.id', sort);
     rows = await paginateOffset(c, q, { keysetType: 'Project', deferredJoin: 'projects' });
   }
-  return presentProjects(c.app.db, rows, { base: c.base, user: c.user, simple: simple || !c.user });
+  return presentProjects(c.app.db, rows, { base: c.base, user: c.user, simple: simple || !c.user, statistics: p.bool('statistics') ?? false });
 }
 
 // GET /groups/:id/projects

@@ -71,7 +71,7 @@ export async function listProjects(c: Ctx, scope?: (q: ProjectQuery) => ProjectQ
     rows = await paginateOffset(c, q, { keysetType: 'Project', deferredJoin: 'projects' });
   }
   // Anonymous callers always get the simple entity (GitLab: `simple` is a no-op without a user).
-  return presentProjects(db, rows, { base: c.base, user: c.user, simple: simple || !c.user });
+  return presentProjects(db, rows, { base: c.base, user: c.user, simple: simple || !c.user, statistics: p.bool('statistics') ?? false });
 }
 
 export function registerProjectListRoutes(app: FastifyInstance): void {

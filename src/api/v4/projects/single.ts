@@ -19,7 +19,8 @@ function present(c: Ctx, found: { project: ProjectRow; namespace: NamespaceRow }
 // GET /projects/:id
 async function showProject(c: Ctx) {
   const found = await findProject(c, c.params.raw.id as string);
-  return present(c, found, found.access);
+  const statistics = c.params.bool('statistics') ?? false;
+  return presentProjectFor(c.app.db, found.project, found.namespace, { base: c.base, user: c.user, access: found.access, statistics });
 }
 
 // PUT /projects/:id
