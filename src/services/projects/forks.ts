@@ -10,12 +10,10 @@ import { nowIso } from '../../db/database.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import type { DB } from '../../db/types.js';
 import { ApiError, apiError, notFound } from '../../http/errors.js';
-import { GitRepository } from '../../git/repository.js';
 import { AccessLevel, VISIBILITY_LEVEL, visibleWithoutMembership, type Visibility } from '../access.js';
 import { canReadRepository } from '../repository/project-repo.js';
 import { createProject, projectDeletionHooks, uncountFork } from './create.js';
-import { loadProjectById, repoPathFor, type FoundProject, type NamespaceRow, type ProjectRow } from './lookup.js';
-import { canCreateProjectIn } from './namespaces.js';
+import { loadProjectById, type FoundProject, type NamespaceRow, type ProjectRow } from './lookup.js';
 import { findMrById } from '../merge-requests/rows.js';
 import { updateMergeRequest } from '../merge-requests/write.js';
 
@@ -88,16 +86,6 @@ export async function forkProject(app: AppContext, user: UserRow, source: FoundP
     if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 404) throw apiError(409, fullMessages(err.body));
     throw err;
   }
-}
-
-/** Whether `name` is a branch of the project's repository (`branches` of a fork request). */
-export async function hasBranch(app: AppContext, projectId: number, name: string): Promise<boolean> {
-  return (await new GitRepository(repoPathFor(app, projectId)).branchSha(name).catch(() => null)) !== null;
-}
-
-/** Namespaces a user may fork into: their own and groups they may create projects in (ForkTargetsFinder). */
-export function validForkTarget(app: AppContext, user: UserRow, ns: NamespaceRow): Promise<boolean> {
-  return canCreateProjectIn(app.db, user, ns);
 }
 
 /**

@@ -25,6 +25,24 @@ export async function measureRepository(app: AppContext, projectId: number, chan
     .execute();
 }
 
+/**
+ * The storage sizes GitLab reports (project and group statistics) from the one Labwright keeps:
+ * the repository on disk. No wiki, LFS, artifacts, packages, snippets or uploads exist here.
+ */
+export function storageSizes(repositorySize: number) {
+  return {
+    storage_size: repositorySize,
+    repository_size: repositorySize,
+    wiki_size: 0,
+    lfs_objects_size: 0,
+    job_artifacts_size: 0,
+    pipeline_artifacts_size: 0,
+    packages_size: 0,
+    snippets_size: 0,
+    uploads_size: 0,
+  };
+}
+
 let registered = false;
 
 export function registerRepositorySize(): void {

@@ -2,6 +2,7 @@
 // ProjectWithAccess) and BasicProjectDetails (`simple=true`). Field order follows GitLab.
 // Presenters never query; the batch variant loads everything a list needs in a fixed number of
 // queries.
+import { storageSizes } from '../../../services/repository/repository-size.js';
 import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
 import { isPostgres, selectBatch } from '../../../db/batch.js';
 import { prepared, type BoundStatement } from '../../../db/prepared.js';
@@ -271,25 +272,9 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   return o;
 }
 
-/**
- * GitLab's ProjectStatistics from what Labwright keeps: the repository (its whole size on disk)
- * and the commits of the default branch; no wiki, LFS, artifacts, packages, snippets, uploads or
- * registry exist here, so those are 0.
- */
+/** GitLab's ProjectStatistics: the default branch's commits, the storage sizes, no registry. */
 function projectStatistics(row: ProjectRow) {
-  return {
-    commit_count: row.commit_count,
-    storage_size: row.repository_size,
-    repository_size: row.repository_size,
-    wiki_size: 0,
-    lfs_objects_size: 0,
-    job_artifacts_size: 0,
-    pipeline_artifacts_size: 0,
-    packages_size: 0,
-    snippets_size: 0,
-    uploads_size: 0,
-    container_registry_size: 0,
-  };
+  return Object.assign({ commit_count: row.commit_count }, storageSizes(row.repository_size), { container_registry_size: 0 });
 }
 
 function escapeHtml(s: string): string {

@@ -1,5 +1,6 @@
 // Loading what group presenters need (settings, custom attributes, statistics, sharing, projects)
 // in a fixed number of queries per list.
+import { storageSizes } from '../../../services/repository/repository-size.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/types.js';
 import type { Ctx } from '../../../http/route.js';
@@ -35,18 +36,7 @@ export async function statisticsFor(db: Kysely<DB>, g: GroupRow): Promise<GroupS
     .select((eb) => eb.fn.sum<number>('projects.repository_size').as('size'))
     .where('namespaces.traversal', 'like', `${g.traversal}%`)
     .executeTakeFirst();
-  const repository = Number(row?.size ?? 0);
-  return {
-    storage_size: repository,
-    repository_size: repository,
-    wiki_size: 0,
-    lfs_objects_size: 0,
-    job_artifacts_size: 0,
-    pipeline_artifacts_size: 0,
-    packages_size: 0,
-    snippets_size: 0,
-    uploads_size: 0,
-  };
+  return storageSizes(Number(row?.size ?? 0));
 }
 
 export function rootStorageStatistics(s: GroupStatistics) {

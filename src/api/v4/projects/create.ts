@@ -10,7 +10,8 @@ import type { NamespaceRow } from '../../../services/projects/lookup.js';
 import type { UserRow } from '../../../db/repositories/users.js';
 import { presentProjectFor } from '../entities/project.js';
 
-async function personalNamespace(c: Ctx, user: UserRow): Promise<NamespaceRow> {
+/** The user's personal namespace (404 `Namespace Not Found` if it is missing). */
+export async function personalNamespace(c: Ctx, user: UserRow): Promise<NamespaceRow> {
   const ns = await c.app.db.selectFrom('namespaces').selectAll().where('kind', '=', 'user').where('owner_id', '=', user.id).executeTakeFirst();
   if (!ns) throw notFound('Namespace');
   return ns;

@@ -5,10 +5,12 @@ import { forbidden, notFound, unauthorized } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { VISIBILITIES } from '../../../services/projects/attrs.js';
-import { canFork, forkProject, hasBranch, linkFork, registerForkDeletionHook, unlinkProject, validForkTarget } from '../../../services/projects/forks.js';
+import { canFork, forkProject, linkFork, registerForkDeletionHook, unlinkProject } from '../../../services/projects/forks.js';
+import { branchSha, repoFor } from '../../../services/merge-requests/git-ops.js';
 import { findProject, loadProjectById, type NamespaceRow } from '../../../services/projects/lookup.js';
-import { findReadableNamespace } from '../../../services/projects/namespaces.js';
+import { canCreateProjectIn, findReadableNamespace } from '../../../services/projects/namespaces.js';
 import { presentProjectFor } from '../entities/project.js';
+import { personalNamespace } from './create.js';
 import { listProjects } from './list.js';
 
 /** `namespace_id`, `namespace_path` or the deprecated `namespace` (id or path), in GitLab's order; else the caller's own. */
@@ -19,9 +21,7 @@ async function targetNamespace(c: Ctx, user: UserRow): Promise<NamespaceRow> {
   const either = p.string('namespace');
   const ref = id !== undefined ? String(id) : path || either || undefined;
   if (ref !== undefined) return findReadableNamespace(c.app.db, user, ref);
-  const own = await c.app.db.selectFrom('namespaces').selectAll().where('kind', '=', 'user').where('owner_id', '=', user.id).executeTakeFirst();
-  if (!own) throw notFound('Namespace');
-  return own;
+  return personalNamespace(c, user);
 }
 
 // POST /projects/:id/fork
@@ -39,8 +39,9 @@ async function fork(c: Ctx) {
     branch: p.string('branches') || undefined,
   };
   const namespace = await targetNamespace(c, user);
-  if (opts.branch !== undefined && !(await hasBranch(c.app, found.project.id, opts.branch))) throw notFound('Source Branch');
-  if (!(await validForkTarget(c.app, user, namespace))) throw notFound('Target Namespace');
+  if (opts.branch !== undefined && !(await branchSha(repoFor(c.app, found.project.id), opts.branch))) throw notFound('Source Branch');
+  // ForkTargetsFinder: the user's own namespace and groups they may create projects in.
+  if (!(await canCreateProjectIn(c.app.db, user, namespace))) throw notFound('Target Namespace');
   const created = await forkProject(c.app, user, found, { ...opts, namespace });
   return presentProjectFor(c.app.db, created.project, created.namespace, { base: c.base, user });
 }
@@ -51,7 +52,7 @@ async function link(c: Ctx) {
   const found = await findProject(c, c.params.raw.id as string, { minAccess: AccessLevel.OWNER });
   const from = await findProject(c, c.params.raw.forked_from_id as string);
   if (!canFork(user, from.project, from.access)) throw forbidden();
-  if (!(await validForkTarget(c.app, user, found.namespace))) throw unauthorized('Target Namespace');
+  if (!(await canCreateProjectIn(c.app.db, user, found.namespace))) throw unauthorized('Target Namespace');
   await linkFork(c.app, found.project, from.project);
   const fresh = (await loadProjectById(c.app.db, found.project.id)) ?? found;
   return presentProjectFor(c.app.db, fresh.project, fresh.namespace, { base: c.base, user });

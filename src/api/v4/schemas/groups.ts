@@ -41,20 +41,20 @@ function settings(keys: string[]): TProperties {
   return out;
 }
 
-export const GroupStatistics = obj(
-  {
-    storage_size: Int(),
-    repository_size: Int(),
-    wiki_size: Int(),
-    lfs_objects_size: Int(),
-    job_artifacts_size: Int(),
-    pipeline_artifacts_size: Int(),
-    packages_size: Int(),
-    snippets_size: Int(),
-    uploads_size: Int(),
-  },
-  { title: 'GroupStatistics' },
-);
+/** The storage sizes of group and project statistics (storageSizes). */
+export const storageSizeProps = {
+  storage_size: Int(),
+  repository_size: Int(),
+  wiki_size: Int(),
+  lfs_objects_size: Int(),
+  job_artifacts_size: Int(),
+  pipeline_artifacts_size: Int(),
+  packages_size: Int(),
+  snippets_size: Int(),
+  uploads_size: Int(),
+};
+
+export const GroupStatistics = obj(storageSizeProps, { title: 'GroupStatistics' });
 
 export const CustomAttribute = obj({ key: Str(), value: Str() }, { title: 'CustomAttribute' });
 

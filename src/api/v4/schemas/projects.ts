@@ -2,6 +2,7 @@
 // ProjectWithAccess, the NamespaceBasic they embed, and project sharing links.
 import { Arr, Bool, Int, NInt, NStr, Str, ifHas, nullable, obj, optional, Time, NDay } from './common.js';
 import { UserBasic } from './users.js';
+import { storageSizeProps } from './groups.js';
 
 /** NamespaceBasic's fields; the namespaces API's entity starts with them too. */
 export const namespaceBasicProps = {
@@ -132,19 +133,7 @@ export const Project = obj(
     squash_commit_template: NStr(),
     issue_branch_template: NStr(),
     ...optional({
-      statistics: obj({
-        commit_count: Int(),
-        storage_size: Int(),
-        repository_size: Int(),
-        wiki_size: Int(),
-        lfs_objects_size: Int(),
-        job_artifacts_size: Int(),
-        pipeline_artifacts_size: Int(),
-        packages_size: Int(),
-        snippets_size: Int(),
-        uploads_size: Int(),
-        container_registry_size: Int(),
-      }),
+      statistics: obj({ commit_count: Int(), ...storageSizeProps, container_registry_size: Int() }),
     }),
     warn_about_potentially_unwanted_characters: Bool(),
     autoclose_referenced_issues: Bool(),
