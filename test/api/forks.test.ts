@@ -217,6 +217,12 @@ describe('merge requests from a fork', () => {
     expect(same.status, same.text).toBe(201);
     const again = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { source_branch: 'topic', target_branch: 'main', title: 'dup', target_project_id: upstream.id } });
     expect(again.status).toBe(409);
+    // Merge requests turned off in a target of the network: the model's 422 (reference).
+    const noMrs = await fork(alice.token, upstream.id, { path: 'no-mrs', name: 'no mrs', visibility: 'public' });
+    expect(noMrs.status).toBe(201);
+    expect((await s.request('PUT', `/projects/${noMrs.body.id}`, { token: alice.token, json: { merge_requests_access_level: 'disabled' } })).status).toBe(200);
+    const off = await s.request('POST', `/projects/${fork1.id}/merge_requests`, { token: bob.token, json: { ...body, target_project_id: noMrs.body.id } });
+    expect([off.status, off.body]).toEqual([422, { message: ['Target project has disabled merge requests'] }]);
     const close = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${same.body.iid}`, { token: alice.token, json: { state_event: 'close' } });
     expect(close.body.state).toBe('closed');
   });

@@ -22,21 +22,19 @@ function captchaHeaders(headers: Record<string, unknown>) {
 /**
  * The project a new merge request goes to: this one, or (`target_project_id`) another project of
  * its fork network, where the caller must be able to open merge requests (GitLab's
- * create_merge_request_in: read the code, merge requests on, not archived).
+ * create_merge_request_in: read the code, not archived; merge requests off is the model's 422).
  */
 async function forkTarget(c: Ctx, user: UserRow, source: MrProject, targetId: number | undefined): Promise<MrProject> {
   if (targetId === undefined || targetId === source.info.project.id) return source;
   const found = await loadProjectById(c.app.db, targetId);
   if (!found) throw notFound();
   const access = await effectiveAccess(c.app.db, user, found.project, found.namespace);
-  const allowed =
-    canReadProject(user, found.project, access) &&
-    canReadRepository(found.project, user, access) &&
-    canReadMrs(c, found, access) &&
-    found.project.merge_requests_access_level !== 'disabled' &&
-    !found.project.archived;
+  const disabled = found.project.merge_requests_access_level === 'disabled';
+  const allowed = canReadProject(user, found.project, access) && canReadRepository(found.project, user, access) && (disabled || canReadMrs(c, found, access)) && !found.project.archived;
   if (!allowed) throw forbidden();
+  // Model validations, in the order handle_merge_request_errors! reports them (reference: 422s).
   if (!sameForkNetwork(source.info.project, found.project)) throw unprocessable(['Source project is not a fork of the target project']);
+  if (disabled) throw unprocessable(['Target project has disabled merge requests']);
   return { info: found, access };
 }
 
