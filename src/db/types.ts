@@ -28,6 +28,7 @@ import type * as MR from './tables/merge-requests.js';
 import type * as Releases from './tables/releases.js';
 import type * as ProtectedRefs from './tables/protected-refs.js';
 import type * as WebHooks from './tables/web-hooks.js';
+import type * as Issues from './tables/issues.js';
 
 export interface DB {
   users: UsersTable;
@@ -77,4 +78,8 @@ export interface DB {
   web_hooks: WebHooks.WebHooksTable;
   web_hook_logs: WebHooks.WebHookLogsTable;
   users_star_projects: UsersStarProjectsTable;
+  issues: Issues.IssuesTable;
+  issue_assignees: Issues.IssueAssigneesTable;
+  issue_labels: Issues.IssueLabelsTable;
+  merge_requests_closing_issues: Issues.MergeRequestsClosingIssuesTable;
 }

@@ -6,6 +6,7 @@ import { registerAuditEventRoutes } from './audit-events/routes.js';
 import { registerDeploymentRoutes } from './deployments/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
+import { registerIssueRoutes } from './issues/routes.js';
 import { registerLabelRoutes } from './labels/routes.js';
 import { registerKeyRoutes } from './keys/routes.js';
 import { registerMemberRoutes } from './members/routes.js';
@@ -31,6 +32,7 @@ export const apiModules: RouteModule[] = [
   registerDeploymentRoutes,
   registerGroupRoutes,
   registerHookRoutes,
+  registerIssueRoutes,
   registerLabelRoutes,
   registerKeyRoutes,
   registerMemberRoutes,

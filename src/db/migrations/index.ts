@@ -22,9 +22,10 @@ import { webHooks } from './0018-web-hooks.js';
 import { forks } from './0019-forks.js';
 import { stars } from './0020-stars.js';
 import { commitCount } from './0021-commit-count.js';
+import { issues } from './0022-issues.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

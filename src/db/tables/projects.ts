@@ -55,6 +55,9 @@ export interface ProjectsTable {
   star_count: Generated<number>;
   /** Commits on the default branch, counted when it moves (project statistics). */
   commit_count: Generated<number>;
+  /** Migration 0022: the last issue iid given, and the open issues (GitLab's open_issues_count). */
+  issue_iid_counter: Generated<number>;
+  open_issues_count: Generated<number>;
   last_activity_at: string;
   created_at: string;
   updated_at: string;

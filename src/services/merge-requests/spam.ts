@@ -115,6 +115,7 @@ export async function checkSpam(app: AppContext, input: SpamInput, headers: Capt
     }
   }
   if (!(await isSpam(settings, input))) return;
+  const noun = kind === 'Issue' ? 'issue' : 'merge request';
   const log = await app.db
     .insertInto('spam_logs')
     .values({
@@ -132,11 +133,11 @@ export async function checkSpam(app: AppContext, input: SpamInput, headers: Capt
     .executeTakeFirstOrThrow();
   if (settings.captchaSiteKey) {
     throw new ApiError(409, {
-      message: { error: 'Your merge request has been recognized as spam. Please, change the content or solve the reCAPTCHA to proceed.' },
+      message: { error: `Your ${noun} has been recognized as spam. Please, change the content or solve the reCAPTCHA to proceed.` },
       needs_captcha_response: true,
       spam_log_id: log.id,
       captcha_site_key: settings.captchaSiteKey,
     });
   }
-  throw new ApiError(400, { message: { error: 'Your merge request has been recognized as spam and has been discarded.' } });
+  throw new ApiError(400, { message: { error: `Your ${noun} has been recognized as spam and has been discarded.` } });
 }

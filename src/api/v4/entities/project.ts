@@ -246,7 +246,7 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   o.import_type = null;
   o.import_status = isFork(row) ? 'finished' : 'none';
   o.import_error = null;
-  o.open_issues_count = 0;
+  o.open_issues_count = row.open_issues_count ?? 0;
   o.description_html = row.description ? escapeHtml(row.description) : '';
   o.updated_at = row.updated_at;
   o.ci_config_path = row.ci_config_path;

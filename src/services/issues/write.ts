@@ -1,0 +1,209 @@
+// Creating, updating and deleting issues (GitLab's Issues::CreateService, UpdateService,
+// CloseService, ReopenService and Issuable::DestroyService as the REST API drives them). Each
+// write is one transaction; the project's `open_issues_count` is kept by the same transaction, and
+// its iid counter (a row update) serialises creations of one project.
+import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import type { UserRow } from '../../db/repositories/users.js';
+import { conflict, notFound, validationError } from '../../http/errors.js';
+import { isUniqueViolation } from '../projects/unique.js';
+import { existingUserIds, milestoneById, resolveLabels } from '../merge-requests/attributes.js';
+import type { ProjectInfo } from '../merge-requests/rows.js';
+import { findIssueById, type IssueRow } from './rows.js';
+
+export const MAX_TITLE = 255;
+export const MAX_DESCRIPTION = 1_048_576;
+
+export interface IssueAttributes {
+  title?: string;
+  description?: string | null;
+  /** Free tier: one assignee (GitLab keeps the first of `assignee_ids`). */
+  assigneeIds?: number[];
+  labels?: string[];
+  addLabels?: string[];
+  removeLabels?: string[];
+  milestoneId?: number | null;
+  dueDate?: string | null;
+  confidential?: boolean;
+  discussionLocked?: boolean;
+  issueType?: string;
+  stateEvent?: 'close' | 'reopen';
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface CreateIssueInput extends IssueAttributes {
+  title: string;
+  iid?: number;
+}
+
+function validateText(attrs: IssueAttributes): void {
+  const errors: Record<string, string[]> = {};
+  if (attrs.title !== undefined && attrs.title.length > MAX_TITLE) errors.title = [`is too long (maximum is ${MAX_TITLE} characters)`];
+  if (attrs.description != null && attrs.description.length > MAX_DESCRIPTION) errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+  if (Object.keys(errors).length) throw validationError(errors);
+}
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+async function milestoneFor(db: Db, info: ProjectInfo, id: number | null | undefined): Promise<number | null | undefined> {
+  if (id === undefined) return undefined;
+  if (id === null || id === 0) return null;
+  // A milestone of another project or group is dropped, as GitLab's milestone check does.
+  return (await milestoneById(db, info, id))?.id ?? null;
+}
+
+async function setIssueLabels(trx: Transaction<DB>, issueId: number, labelIds: number[], created: boolean): Promise<void> {
+  if (!created) await trx.deleteFrom('issue_labels').where('issue_id', '=', issueId).execute();
+  const unique = [...new Set(labelIds)];
+  if (unique.length) await trx.insertInto('issue_labels').values(unique.map((label_id) => ({ issue_id: issueId, label_id }))).execute();
+}
+
+async function setIssueAssignees(trx: Transaction<DB>, issueId: number, userIds: number[], created: boolean): Promise<void> {
+  if (!created) await trx.deleteFrom('issue_assignees').where('issue_id', '=', issueId).execute();
+  if (userIds.length) await trx.insertInto('issue_assignees').values(userIds.map((user_id, position) => ({ issue_id: issueId, user_id, position }))).execute();
+}
+
+async function adjustOpenCount(trx: Transaction<DB>, projectId: number, delta: number): Promise<void> {
+  if (delta === 0) return;
+  await trx
+    .updateTable('projects')
+    .set((eb) => ({ open_issues_count: eb.case().when(eb('open_issues_count', '+', delta), '<', 0).then(0).else(eb('open_issues_count', '+', delta)).end() }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
+export async function createIssue(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateIssueInput): Promise<IssueRow> {
+  validateText(input);
+  const assignees = (await existingUserIds(app.db, input.assigneeIds ?? [])).slice(0, 1);
+  const titles = [...(input.labels ?? []), ...(input.addLabels ?? [])];
+  const now = nowIso();
+  const created = input.createdAt ?? now;
+  try {
+    const id = await app.database.transaction(async (trx) => {
+      // The counter first: it locks the project row, so iids are given in order.
+      const counter = await trx
+        .updateTable('projects')
+        .set((eb) => ({ issue_iid_counter: input.iid !== undefined ? eb.case().when('issue_iid_counter', '<', input.iid).then(input.iid).else(eb.ref('issue_iid_counter')).end() : eb('issue_iid_counter', '+', 1) }))
+        .where('id', '=', info.project.id)
+        .returning('issue_iid_counter')
+        .executeTakeFirst();
+      if (!counter) throw notFound('Project');
+      const row = await trx
+        .insertInto('issues')
+        .values({
+          iid: input.iid ?? counter.issue_iid_counter,
+          project_id: info.project.id,
+          author_id: author.id,
+          title: input.title,
+          description: input.description ?? null,
+          state: 'opened',
+          issue_type: input.issueType ?? 'issue',
+          confidential: input.confidential ? 1 : 0,
+          discussion_locked: input.discussionLocked === undefined ? null : input.discussionLocked ? 1 : 0,
+          due_date: input.dueDate ?? null,
+          milestone_id: (await milestoneFor(trx, info, input.milestoneId)) ?? null,
+          closed_at: null,
+          closed_by_id: null,
+          updated_by_id: null,
+          created_at: created,
+          updated_at: created,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await setIssueAssignees(trx, row.id, assignees, true);
+      if (titles.length) await setIssueLabels(trx, row.id, (await resolveLabels(trx, info, titles, true)).map((l) => l.id), true);
+      await adjustOpenCount(trx, info.project.id, 1);
+      return row.id;
+    });
+    return (await findIssueById(app.db, id))!;
+  } catch (e) {
+    // An iid given by an Owner that another issue has (GitLab's uniqueness validation on iid).
+    if (isUniqueViolation(e)) throw conflict(['Iid has already been taken']);
+    throw e;
+  }
+}
+
+export async function updateIssue(app: AppContext, info: ProjectInfo, issue: IssueRow, user: UserRow, attrs: IssueAttributes): Promise<IssueRow> {
+  validateText(attrs);
+  const assignees = attrs.assigneeIds ? (await existingUserIds(app.db, attrs.assigneeIds)).slice(0, 1) : undefined;
+  await app.database.transaction(async (trx) => {
+    const current = await app.database.forUpdate(trx.selectFrom('issues').selectAll().where('id', '=', issue.id)).executeTakeFirst();
+    if (!current) throw notFound();
+    const now = attrs.updatedAt ?? nowIso();
+    const set: Partial<IssueRow> = { updated_at: now, updated_by_id: user.id };
+    if (attrs.title !== undefined) set.title = attrs.title;
+    if (attrs.description !== undefined) set.description = attrs.description;
+    if (attrs.confidential !== undefined) set.confidential = attrs.confidential ? 1 : 0;
+    if (attrs.discussionLocked !== undefined) set.discussion_locked = attrs.discussionLocked ? 1 : 0;
+    if (attrs.dueDate !== undefined) set.due_date = attrs.dueDate;
+    if (attrs.issueType !== undefined) set.issue_type = attrs.issueType;
+    if (attrs.createdAt !== undefined) set.created_at = attrs.createdAt;
+    const milestoneId = await milestoneFor(trx, info, attrs.milestoneId);
+    if (milestoneId !== undefined) set.milestone_id = milestoneId;
+    let delta = 0;
+    if (attrs.stateEvent === 'close' && current.state === 'opened') {
+      Object.assign(set, { state: 'closed', closed_at: now, closed_by_id: user.id });
+      delta = -1;
+    } else if (attrs.stateEvent === 'reopen' && current.state === 'closed') {
+      Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
+      delta = 1;
+    }
+    await trx.updateTable('issues').set(set).where('id', '=', issue.id).execute();
+    if (assignees) await setIssueAssignees(trx, issue.id, assignees, false);
+    if (attrs.labels !== undefined || attrs.addLabels !== undefined || attrs.removeLabels !== undefined) {
+      let ids =
+        attrs.labels !== undefined
+          ? (await resolveLabels(trx, info, attrs.labels, true)).map((l) => l.id)
+          : (await trx.selectFrom('issue_labels').select('label_id').where('issue_id', '=', issue.id).execute()).map((r) => r.label_id);
+      if (attrs.addLabels?.length) ids = [...ids, ...(await resolveLabels(trx, info, attrs.addLabels, true)).map((l) => l.id)];
+      if (attrs.removeLabels?.length) {
+        const remove = new Set((await resolveLabels(trx, info, attrs.removeLabels, false)).map((l) => l.id));
+        ids = ids.filter((id) => !remove.has(id));
+      }
+      await setIssueLabels(trx, issue.id, ids, false);
+    }
+    await adjustOpenCount(trx, issue.project_id, delta);
+  });
+  return (await findIssueById(app.db, issue.id))!;
+}
+
+/** Closes an issue (a merge request that closes it was merged); nothing when it is not open. */
+export async function closeIssue(trx: Transaction<DB>, issueId: number, userId: number, at: string): Promise<boolean> {
+  const res = await trx.updateTable('issues').set({ state: 'closed', closed_at: at, closed_by_id: userId, updated_at: at }).where('id', '=', issueId).where('state', '=', 'opened').returning('project_id').executeTakeFirst();
+  if (!res) return false;
+  await adjustOpenCount(trx, res.project_id, -1);
+  return true;
+}
+
+/** The rows that belong to issues (links, votes, subscriptions, notes) go with them. */
+async function deleteIssueChildren(trx: Transaction<DB>, ids: () => number[] | SelectQueryBuilder<DB, 'issues', { id: number }>): Promise<void> {
+  await trx.deleteFrom('issue_assignees').where('issue_id', 'in', ids()).execute();
+  await trx.deleteFrom('issue_labels').where('issue_id', 'in', ids()).execute();
+  await trx.deleteFrom('merge_requests_closing_issues').where('issue_id', 'in', ids()).execute();
+  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Issue').where('awardable_id', 'in', ids()).execute();
+  await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'Issue').where('subscribable_id', 'in', ids()).execute();
+  await trx
+    .deleteFrom('award_emoji')
+    .where('awardable_type', '=', 'Note')
+    .where('awardable_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()))
+    .execute();
+  await trx.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()).execute();
+}
+
+/** A deleted project's issues go with it (a projectDeletionHooks entry, registered by the issue routes). */
+export async function deleteProjectIssues(trx: Transaction<DB>, projectId: number): Promise<void> {
+  await deleteIssueChildren(trx, () => trx.selectFrom('issues').select('id').where('project_id', '=', projectId));
+  await trx.deleteFrom('issues').where('project_id', '=', projectId).execute();
+}
+
+export async function deleteIssue(app: AppContext, issue: IssueRow): Promise<void> {
+  await app.database.transaction(async (trx) => {
+    const gone = await trx.deleteFrom('issues').where('id', '=', issue.id).returning(['state']).executeTakeFirst();
+    if (!gone) return;
+    await deleteIssueChildren(trx, () => [issue.id]);
+    if (gone.state === 'opened') await adjustOpenCount(trx, issue.project_id, -1);
+  });
+}

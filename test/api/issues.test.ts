@@ -1,0 +1,274 @@
+// Issues: create, read, list (filters, orderings, keyset), update (labels, milestone, assignee,
+// close, reopen), delete, confidential issues, the issues feature's access levels, statistics,
+// participants, subscriptions and the project's open_issues_count.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { addMember, closeServer, createProject } from './mr-helpers.js';
+
+let s: TestServer;
+type U = { id: number; username: string; token: string };
+let owner: U;
+let dev: U;
+let guest: U;
+let outsider: U;
+let pub: { id: number; path_with_namespace: string };
+let priv: { id: number; path_with_namespace: string };
+
+beforeAll(async () => {
+  s = await startServer();
+  owner = await s.createUser('owner');
+  dev = await s.createUser('dev');
+  guest = await s.createUser('guest');
+  outsider = await s.createUser('outsider');
+  pub = await createProject(s, 'pub', { token: owner.token, visibility: 'public' });
+  priv = await createProject(s, 'priv', { token: owner.token });
+  for (const p of [pub, priv]) {
+    await addMember(s, p.id, dev.id, 30);
+    await addMember(s, p.id, guest.id, 10);
+  }
+}, 60_000);
+
+afterAll(async () => closeServer(s));
+
+const post = (token: string, projectId: number, json: Record<string, unknown>) => s.request('POST', `/projects/${projectId}/issues`, { token, json });
+
+describe('issues: create and read', () => {
+  it('creates an issue (201) in GitLab field order, with labels made on the fly, milestone and assignee', async () => {
+    const ms = await s.request('POST', `/projects/${pub.id}/milestones`, { token: owner.token, json: { title: 'v1' } });
+    expect(ms.status).toBe(201);
+    const r = await post(dev.token, pub.id, { title: 'First bug', description: 'Steps\n\n- [ ] one\n- [x] two', labels: 'bug,ui', milestone_id: ms.body.id, assignee_ids: [dev.id, owner.id], due_date: '2030-01-31' });
+    expect(r.status).toBe(201);
+    const b = r.body;
+    expect(Object.keys(b).slice(0, 12)).toEqual(['id', 'iid', 'project_id', 'title', 'description', 'state', 'created_at', 'updated_at', 'closed_at', 'closed_by', 'labels', 'milestone']);
+    expect(b).toMatchObject({
+      iid: 1,
+      project_id: pub.id,
+      state: 'opened',
+      labels: ['bug', 'ui'],
+      type: 'ISSUE',
+      issue_type: 'issue',
+      due_date: '2030-01-31',
+      confidential: false,
+      discussion_locked: null,
+      user_notes_count: 0,
+      merge_requests_count: 0,
+      upvotes: 0,
+      task_completion_status: { count: 2, completed_count: 1 },
+      has_tasks: false,
+      severity: 'UNKNOWN',
+      subscribed: true,
+      moved_to_id: null,
+      imported: false,
+      imported_from: 'none',
+    });
+    expect(b.task_status).toBeUndefined();
+    // Free tier: one assignee, the first given.
+    expect(b.assignees.map((a: any) => a.username)).toEqual(['dev']);
+    expect(b.assignee.username).toBe('dev');
+    expect(b.author.username).toBe('dev');
+    expect(b.milestone).toMatchObject({ id: ms.body.id, title: 'v1' });
+    expect(b.web_url).toBe(`${s.url}/${pub.path_with_namespace}/-/issues/1`);
+    expect(b.references).toEqual({ short: '#1', relative: '#1', full: `${pub.path_with_namespace}#1` });
+    expect(b._links).toEqual({
+      self: `${s.api}/projects/${pub.id}/issues/1`,
+      notes: `${s.api}/projects/${pub.id}/issues/1/notes`,
+      award_emoji: `${s.api}/projects/${pub.id}/issues/1/award_emoji`,
+      project: `${s.api}/projects/${pub.id}`,
+      closed_as_duplicate_of: null,
+    });
+    const labels = await s.request('GET', `/projects/${pub.id}/labels`, { token: owner.token });
+    expect(labels.body.map((l: any) => l.name).sort()).toEqual(['bug', 'ui']);
+    const got = await s.request('GET', `/projects/${pub.id}/issues/1`, { token: null });
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: b.id, title: 'First bug', subscribed: false });
+  });
+
+  it('a description without checklist items: has_tasks true with "0 of 0 checklist items completed" (GitLab\'s inverted flag)', async () => {
+    const r = await post(dev.token, pub.id, { title: 'Plain', description: 'no tasks' });
+    expect(r.body).toMatchObject({ has_tasks: true, task_status: '0 of 0 checklist items completed', task_completion_status: { count: 0, completed_count: 0 } });
+    const none = await post(dev.token, pub.id, { title: 'Empty' });
+    expect(none.body).toMatchObject({ has_tasks: true, task_status: '', description: null });
+  });
+
+  it('refuses bad input with GitLab 4xx and writes nothing', async () => {
+    const before = (await s.request('GET', `/projects/${pub.id}/issues_statistics`, { token: owner.token })).body.statistics.counts.all;
+    expect((await post(dev.token, pub.id, {})).body).toEqual({ error: 'title is missing' });
+    expect((await post(dev.token, pub.id, { title: '  ' })).body).toEqual({ error: 'title is empty' });
+    expect((await post(dev.token, pub.id, { title: 'x'.repeat(256) })).status).toBe(400);
+    expect((await post(dev.token, pub.id, { title: 'x', due_date: '2030-02-30' })).body).toEqual({ error: 'due_date is invalid' });
+    expect((await post(dev.token, pub.id, { title: 'x', issue_type: 'epic' })).body).toEqual({ error: 'issue_type does not have a valid value' });
+    expect((await post(dev.token, pub.id, { title: 'x', confidential: 'maybe' })).body).toEqual({ error: 'confidential is invalid' });
+    expect((await s.request('POST', `/projects/${pub.id}/issues`, { token: null, json: { title: 'anon' } })).status).toBe(401);
+    expect((await s.request('GET', `/projects/${pub.id}/issues/abc`, { token: owner.token })).body).toEqual({ error: 'issue_iid is invalid' });
+    expect((await s.request('GET', `/projects/${pub.id}/issues/999`, { token: owner.token })).body).toEqual({ message: '404 Not found' });
+    const after = (await s.request('GET', `/projects/${pub.id}/issues_statistics`, { token: owner.token })).body.statistics.counts.all;
+    expect(after).toBe(before);
+  });
+
+  it('anyone signed in may open an issue on a public project, not set its metadata; private projects need membership', async () => {
+    const r = await post(outsider.token, pub.id, { title: 'From outside', labels: 'bug', assignee_ids: [outsider.id], confidential: true });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ labels: [], assignees: [], confidential: true });
+    expect((await post(outsider.token, priv.id, { title: 'no' })).body).toEqual({ message: '404 Project Not Found' });
+    const g = await post(guest.token, priv.id, { title: 'Guest issue' });
+    expect(g.status).toBe(201);
+    expect(g.body.iid).toBe(1);
+  });
+
+  it('owners may set iid and created_at; others are ignored; a taken iid is 409', async () => {
+    const r = await post(owner.token, priv.id, { title: 'Imported', iid: 50, created_at: '2020-01-02T03:04:05Z' });
+    expect(r.body).toMatchObject({ iid: 50, created_at: '2020-01-02T03:04:05.000Z' });
+    expect((await post(owner.token, priv.id, { title: 'Next' })).body.iid).toBe(51);
+    const d = await post(dev.token, priv.id, { title: 'Dev', iid: 500, created_at: '2020-01-02T03:04:05Z' });
+    expect(d.body.iid).toBe(52);
+    expect(d.body.created_at).not.toBe('2020-01-02T03:04:05.000Z');
+    const dup = await post(owner.token, priv.id, { title: 'Dup', iid: 50 });
+    expect(dup.status).toBe(409);
+  });
+});
+
+describe('issues: update, close, reopen, delete', () => {
+  it('updates fields, labels (add/remove), and closes and reopens, keeping open_issues_count', async () => {
+    const p = await createProject(s, 'upd', { token: owner.token });
+    const created = await post(owner.token, p.id, { title: 'To change', labels: 'a,b' });
+    const iid = created.body.iid;
+    expect((await s.request('GET', `/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(1);
+    const none = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: {} });
+    expect(none.status).toBe(400);
+    expect(none.body.error).toMatch(/are missing, at least one parameter must be provided$/);
+    const u = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { title: 'Changed', add_labels: 'c', remove_labels: 'a', discussion_locked: true, confidential: true } });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({ title: 'Changed', labels: ['b', 'c'], discussion_locked: true, confidential: true });
+    const closed = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { state_event: 'close' } });
+    expect(closed.body).toMatchObject({ state: 'closed', closed_by: { username: 'owner' } });
+    expect(closed.body.closed_at).toMatch(/^\d{4}-/);
+    expect((await s.request('GET', `/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(0);
+    const reopened = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { state_event: 'reopen' } });
+    expect(reopened.body).toMatchObject({ state: 'opened', closed_at: null, closed_by: null });
+    expect((await s.request('GET', `/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(1);
+    expect((await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { state_event: 'open' } })).body).toEqual({ error: 'state_event does not have a valid value' });
+  });
+
+  it('authors may edit and close their issue; other guests may not; only owners delete', async () => {
+    const mine = await post(guest.token, pub.id, { title: 'Guest-made' });
+    const iid = mine.body.iid;
+    const edit = await s.request('PUT', `/projects/${pub.id}/issues/${iid}`, { token: guest.token, json: { title: 'Guest-edited', labels: 'ignored' } });
+    expect(edit.status).toBe(200);
+    expect(edit.body).toMatchObject({ title: 'Guest-edited', labels: [] });
+    expect((await s.request('PUT', `/projects/${pub.id}/issues/${iid}`, { token: outsider.token, json: { title: 'x' } })).status).toBe(403);
+    expect((await s.request('DELETE', `/projects/${pub.id}/issues/${iid}`, { token: dev.token })).status).toBe(403);
+    expect((await s.request('DELETE', `/projects/${pub.id}/issues/${iid}`, { token: owner.token })).status).toBe(204);
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${iid}`, { token: owner.token })).status).toBe(404);
+  });
+});
+
+describe('issues: confidential and feature access', () => {
+  it('confidential issues are seen by their author, assignees and Planners and up only', async () => {
+    const c = await post(guest.token, pub.id, { title: 'Secret report', confidential: true });
+    const iid = c.body.iid;
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${iid}`, { token: guest.token })).status).toBe(200);
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${iid}`, { token: dev.token })).status).toBe(200);
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${iid}`, { token: outsider.token })).status).toBe(404);
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${iid}`, { token: null })).status).toBe(404);
+    const anonList = await s.request('GET', `/projects/${pub.id}/issues`, { token: null, query: { per_page: 100 } });
+    expect(anonList.body.some((i: any) => i.iid === iid)).toBe(false);
+    const outsiderGlobal = await s.request('GET', '/issues', { token: outsider.token, query: { scope: 'all', per_page: 100 } });
+    expect(outsiderGlobal.body.some((i: any) => i.project_id === pub.id && i.iid === iid)).toBe(false);
+    const devGlobal = await s.request('GET', '/issues', { token: dev.token, query: { scope: 'all', per_page: 100 } });
+    expect(devGlobal.body.some((i: any) => i.project_id === pub.id && i.iid === iid)).toBe(true);
+  });
+
+  it('issues turned off: lists are empty, reads 404, creation 403', async () => {
+    const p = await createProject(s, 'noissues', { token: owner.token, visibility: 'public', extra: { issues_access_level: 'disabled' } });
+    expect((await post(owner.token, p.id, { title: 'x' })).status).toBe(403);
+    const list = await s.request('GET', `/projects/${p.id}/issues`, { token: owner.token });
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([]);
+  });
+});
+
+describe('issues: lists', () => {
+  let p: { id: number; path_with_namespace: string };
+  beforeAll(async () => {
+    p = await createProject(s, 'listing', { token: owner.token, visibility: 'public' });
+    await addMember(s, p.id, dev.id, 30);
+    for (let i = 1; i <= 7; i++) {
+      await post(i % 2 ? owner.token : dev.token, p.id, { title: `Issue ${String.fromCharCode(96 + i)}`, labels: i % 3 === 0 ? 'three' : '', assignee_ids: i === 2 ? [dev.id] : [], due_date: i <= 3 ? `2031-01-0${i}` : undefined });
+    }
+    await s.request('PUT', `/projects/${p.id}/issues/4`, { token: owner.token, json: { state_event: 'close' } });
+  }, 60_000);
+
+  it('filters by state, author, assignee, labels, iids, search and due date', async () => {
+    const q = async (query: Record<string, string | number>) => (await s.request('GET', `/projects/${p.id}/issues`, { token: owner.token, query })).body.map((i: any) => i.iid);
+    expect(await q({})).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect(await q({ state: 'closed' })).toEqual([4]);
+    expect(await q({ state: 'opened', sort: 'asc' })).toEqual([1, 2, 3, 5, 6, 7]);
+    expect(await q({ author_username: 'dev' })).toEqual([6, 4, 2]);
+    expect(await q({ assignee_id: dev.id })).toEqual([2]);
+    expect(await q({ assignee_id: 'None' })).toEqual([7, 6, 5, 4, 3, 1]);
+    expect(await q({ labels: 'three' })).toEqual([6, 3]);
+    expect(await q({ labels: 'None' })).toEqual([7, 5, 4, 2, 1]);
+    expect(await q({ 'iids[]': 2 })).toEqual([2]);
+    expect(await q({ search: 'issue c' })).toEqual([3]);
+    expect(await q({ due_date: 'any' })).toEqual([3, 2, 1]);
+    expect(await q({ 'not[labels]': 'three' })).toEqual([7, 5, 4, 2, 1]);
+    expect(await q({ order_by: 'title', sort: 'asc' })).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await q({ order_by: 'due_date', sort: 'desc' })).toEqual([3, 2, 1, 7, 6, 5, 4]);
+    const bad = await s.request('GET', `/projects/${p.id}/issues`, { token: owner.token, query: { state: 'merged' } });
+    expect(bad.body).toEqual({ error: 'state does not have a valid value' });
+    const both = await s.request('GET', `/projects/${p.id}/issues`, { token: owner.token, query: { author_id: 1, author_username: 'x' } });
+    expect(both.body).toEqual({ error: 'author_id, author_username are mutually exclusive' });
+  });
+
+  it('walks a project list with keyset pagination; other orderings and scopes answer 405', async () => {
+    const seen: number[] = [];
+    let url: string | null = `${s.api}/projects/${p.id}/issues?pagination=keyset&per_page=3&order_by=created_at&sort=asc`;
+    while (url) {
+      const r = await fetch(url, { headers: { 'PRIVATE-TOKEN': owner.token } });
+      const body = (await r.json()) as Array<{ iid: number }>;
+      seen.push(...body.map((i) => i.iid));
+      const link = r.headers.get('link');
+      url = link ? /<([^>]+)>; rel="next"/.exec(link)![1] : null;
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await s.request('GET', `/projects/${p.id}/issues`, { token: owner.token, query: { pagination: 'keyset', order_by: 'popularity' } })).status).toBe(405);
+    expect((await s.request('GET', '/issues', { token: owner.token, query: { pagination: 'keyset' } })).status).toBe(405);
+  });
+
+  it('group lists with relative references, statistics, and the caller\'s own issues by default', async () => {
+    const r = await s.request('GET', `/issues`, { token: dev.token, query: { per_page: 100 } });
+    expect(r.status).toBe(200);
+    expect(r.body.every((i: any) => i.author.username === 'dev')).toBe(true);
+    expect((await s.request('GET', '/issues', { token: null })).status).toBe(401);
+    const stats = await s.request('GET', `/projects/${p.id}/issues_statistics`, { token: owner.token });
+    expect(stats.body).toEqual({ statistics: { counts: { all: 7, closed: 1, opened: 6 } } });
+    const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'team', path: 'team', visibility: 'public' } });
+    const gp = await createProject(s, 'gproj', { token: owner.token, visibility: 'public', extra: { namespace_id: g.body.id } });
+    await post(owner.token, gp.id, { title: 'In group' });
+    const gl = await s.request('GET', `/groups/${g.body.id}/issues`, { token: null });
+    expect(gl.body.map((i: any) => i.references.relative)).toEqual(['gproj#1']);
+    expect((await s.request('GET', `/groups/${g.body.id}/issues_statistics`, { token: null })).body.statistics.counts).toEqual({ all: 1, closed: 0, opened: 1 });
+  });
+});
+
+describe('issues: participants and subscriptions', () => {
+  it('subscribes (201, then 304) and lists participants', async () => {
+    const c = await post(owner.token, pub.id, { title: 'Follow me', assignee_ids: [dev.id] });
+    const iid = c.body.iid;
+    const sub = await s.request('POST', `/projects/${pub.id}/issues/${iid}/subscribe`, { token: outsider.token });
+    expect(sub.status).toBe(201);
+    expect(sub.body.subscribed).toBe(true);
+    expect((await s.request('POST', `/projects/${pub.id}/issues/${iid}/subscribe`, { token: outsider.token })).status).toBe(304);
+    expect((await s.request('POST', `/projects/${pub.id}/issues/${iid}/unsubscribe`, { token: dev.token })).body.subscribed).toBe(false);
+    const parts = await s.request('GET', `/projects/${pub.id}/issues/${iid}/participants`, { token: null });
+    expect(parts.body.map((u: any) => u.username)).toEqual(['owner', 'dev']);
+  });
+
+  it('deleting a project deletes its issues', async () => {
+    const p = await createProject(s, 'gone', { token: owner.token });
+    const c = await post(owner.token, p.id, { title: 'Soon gone' });
+    expect((await s.request('DELETE', `/projects/${p.id}`, { token: owner.token })).status).toBe(202);
+    const admin = await s.request('GET', `/issues/${c.body.id}`);
+    expect(admin.status).toBe(404);
+  });
+});
