@@ -224,10 +224,10 @@ describe('issues: lists', () => {
     const seen: number[] = [];
     let url: string | null = `${s.api}/projects/${p.id}/issues?pagination=keyset&per_page=3&order_by=created_at&sort=asc`;
     while (url) {
-      const r = await fetch(url, { headers: { 'PRIVATE-TOKEN': owner.token } });
+      const r: Response = await fetch(url, { headers: { 'PRIVATE-TOKEN': owner.token } });
       const body = (await r.json()) as Array<{ iid: number }>;
       seen.push(...body.map((i) => i.iid));
-      const link = r.headers.get('link');
+      const link: string | null = r.headers.get('link');
       url = link ? /<([^>]+)>; rel="next"/.exec(link)![1] : null;
     }
     expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
@@ -270,5 +270,70 @@ describe('issues: participants and subscriptions', () => {
     expect((await s.request('DELETE', `/projects/${p.id}`, { token: owner.token })).status).toBe(202);
     const admin = await s.request('GET', `/issues/${c.body.id}`);
     expect(admin.status).toBe(404);
+  });
+});
+
+describe('issues: notes, threads, award emoji, time tracking', () => {
+  it('comments and threads on an issue, with user_notes_count, resolvable threads and internal notes', async () => {
+    const c = await post(owner.token, pub.id, { title: 'Discuss me' });
+    const base = `/projects/${pub.id}/issues/${c.body.iid}`;
+    const note = await s.request('POST', `${base}/notes`, { token: outsider.token, json: { body: 'A comment' } });
+    expect(note.status).toBe(201);
+    expect(note.body).toMatchObject({ body: 'A comment', noteable_type: 'Issue', noteable_id: c.body.id, noteable_iid: c.body.iid, resolvable: false, author: { username: 'outsider' } });
+    const thread = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'A thread' } });
+    expect(thread.status).toBe(201);
+    expect(thread.body.notes[0]).toMatchObject({ type: 'DiscussionNote', resolvable: true, resolved: false });
+    const reply = await s.request('POST', `${base}/discussions/${thread.body.id}/notes`, { token: owner.token, json: { body: 'A reply' } });
+    expect(reply.status).toBe(201);
+    const internal = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: 'Members only', internal: true } });
+    expect(internal.body.internal).toBe(true);
+    expect((await s.request('GET', base, { token: owner.token })).body.user_notes_count).toBe(4);
+    const seenByOutsider = await s.request('GET', `${base}/notes`, { token: outsider.token });
+    expect(seenByOutsider.body.map((n: any) => n.body)).toEqual(['A reply', 'A thread', 'A comment']);
+    const resolved = await s.request('PUT', `${base}/discussions/${thread.body.id}`, { token: dev.token, json: { resolved: true } });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.notes.every((n: any) => n.resolved)).toBe(true);
+    expect((await s.request('PUT', `${base}/discussions/${thread.body.id}`, { token: outsider.token, json: { resolved: false } })).status).toBe(403);
+    const ds = await s.request('GET', `${base}/discussions`, { token: owner.token });
+    expect(ds.body.map((d: any) => d.notes.length)).toEqual([1, 2, 1]);
+    // Notes on a merge request of the same iid stay apart.
+    expect((await s.request('GET', `/projects/${pub.id}/merge_requests/${c.body.iid}/notes`, { token: owner.token })).status).toBe(404);
+    expect((await s.request('DELETE', `${base}/notes/${note.body.id}`, { token: outsider.token })).status).toBe(204);
+    expect((await s.request('GET', base, { token: owner.token })).body.user_notes_count).toBe(3);
+    expect((await s.request('GET', `${base}/notes`, { token: null })).status).toBe(401);
+  });
+
+  it('a locked discussion takes comments from members only; a confidential issue hides its notes', async () => {
+    const c = await post(owner.token, pub.id, { title: 'Locked', discussion_locked: true });
+    const base = `/projects/${pub.id}/issues/${c.body.iid}`;
+    expect((await s.request('POST', `${base}/notes`, { token: outsider.token, json: { body: 'no' } })).status).toBe(403);
+    expect((await s.request('POST', `${base}/notes`, { token: guest.token, json: { body: 'member' } })).status).toBe(201);
+    const secret = await post(owner.token, pub.id, { title: 'Hidden', confidential: true });
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${secret.body.iid}/notes`, { token: outsider.token })).status).toBe(404);
+  });
+
+  it('award emoji count as votes; time tracking follows GitLab\'s durations', async () => {
+    const c = await post(owner.token, pub.id, { title: 'Vote' });
+    const base = `/projects/${pub.id}/issues/${c.body.iid}`;
+    const up = await s.request('POST', `${base}/award_emoji`, { token: outsider.token, json: { name: 'thumbsup' } });
+    expect(up.status).toBe(201);
+    expect(up.body).toMatchObject({ name: 'thumbsup', awardable_type: 'Issue', awardable_id: c.body.id });
+    expect((await s.request('POST', `${base}/award_emoji`, { token: outsider.token, json: { name: 'thumbsup' } })).status).toBe(400);
+    await s.request('POST', `${base}/award_emoji`, { token: dev.token, json: { name: 'thumbsdown' } });
+    expect((await s.request('GET', base, { token: owner.token })).body).toMatchObject({ upvotes: 1, downvotes: 1 });
+    const list = await s.request('GET', `/projects/${pub.id}/issues`, { token: owner.token, query: { order_by: 'popularity', per_page: 1 } });
+    expect(list.body[0].iid).toBe(c.body.iid);
+    expect((await s.request('DELETE', `${base}/award_emoji/${up.body.id}`, { token: dev.token })).status).toBe(401);
+    expect((await s.request('DELETE', `${base}/award_emoji/${up.body.id}`, { token: outsider.token })).status).toBe(204);
+    expect((await s.request('GET', base, { token: owner.token })).body.upvotes).toBe(0);
+    const est = await s.request('POST', `${base}/time_estimate`, { token: dev.token, json: { duration: '3h30m' } });
+    expect(est.status).toBe(201);
+    expect(est.body).toEqual({ time_estimate: 12600, total_time_spent: 0, human_time_estimate: '3h 30m', human_total_time_spent: null });
+    await s.request('POST', `${base}/add_spent_time`, { token: dev.token, json: { duration: '1d' } });
+    const spent = await s.request('POST', `${base}/add_spent_time`, { token: dev.token, json: { duration: '-2h' } });
+    expect(spent.body.total_time_spent).toBe(6 * 3600);
+    expect((await s.request('POST', `${base}/add_spent_time`, { token: dev.token, json: { duration: 'soon' } })).body).toEqual({ message: '400 Bad request - Invalid time format' });
+    expect((await s.request('POST', `${base}/time_estimate`, { token: outsider.token, json: { duration: '1h' } })).status).toBe(403);
+    expect((await s.request('GET', `${base}/time_stats`, { token: null })).body.human_total_time_spent).toBe('6h');
   });
 });

@@ -463,7 +463,7 @@ describe('merge request discussions', () => {
     expect(left).toEqual([]);
     // A note written after the merge request was read but deleted is refused, not left behind.
     const { createNote } = await import('../../src/services/merge-requests/notes.js');
-    await expect(createNote(s.app.lw, { projectId: pid, mrId: mr.id, authorId: dev.id, body: 'late', type: null, internal: false })).rejects.toMatchObject({ status: 404 });
+    await expect(createNote(s.app.lw, { projectId: pid, noteable: { type: 'MergeRequest', id: mr.id }, authorId: dev.id, body: 'late', type: null, internal: false })).rejects.toMatchObject({ status: 404 });
     expect(await s.app.lw.db.selectFrom('notes').select('id').where('noteable_id', '=', mr.id).execute()).toEqual([]);
   });
 });

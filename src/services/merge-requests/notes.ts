@@ -1,8 +1,8 @@
-// Notes (comments) and threads on merge requests (GitLab's Notes::CreateService, UpdateService,
-// DestroyService, ResolveService). Every write runs in one transaction that first touches the
-// merge request, as GitLab's note saves do: that takes the request's row lock, so concurrent note
-// writes on one request queue there and each recounts the request's notes (user_notes_count and
-// the notes still to resolve) from a state that includes every earlier write.
+// Notes (comments) and threads on merge requests and issues (GitLab's Notes::CreateService,
+// UpdateService, DestroyService, ResolveService). Every write runs in one transaction that first
+// touches the noteable, as GitLab's note saves do: that takes its row lock, so concurrent note
+// writes on one merge request or issue queue there and each recounts its notes (user_notes_count
+// and the notes still to resolve) from a state that includes every earlier write.
 import { emitEvent } from '../events.js';
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
@@ -16,6 +16,23 @@ import { notFound } from '../../http/errors.js';
 export type NoteRow = Selectable<NotesTable>;
 
 export const NOTEABLE_MR = 'MergeRequest';
+
+export type NoteableType = 'MergeRequest' | 'Issue';
+
+/** What notes are written on: a merge request or an issue (both keep the note counts on their row). */
+export interface Noteable {
+  type: NoteableType;
+  id: number;
+}
+
+/** The noteable's table; both have updated_at, user_notes_count and unresolved_notes_count. */
+function tableOf(n: Noteable): 'merge_requests' {
+  return (n.type === 'Issue' ? 'issues' : 'merge_requests') as 'merge_requests';
+}
+
+export function noteableOf(note: Pick<NoteRow, 'noteable_type' | 'noteable_id'>): Noteable {
+  return { type: note.noteable_type === 'Issue' ? 'Issue' : 'MergeRequest', id: note.noteable_id };
+}
 
 /** The notes that can be resolved: those of threads (GitLab's ResolvableNote::RESOLVABLE_TYPES). */
 export const RESOLVABLE_TYPES = ['DiscussionNote', 'DiffNote'];
@@ -31,44 +48,44 @@ export function newDiscussionId(): string {
 export const MAX_NOTE_LENGTH = 1_000_000;
 
 /**
- * Touches the merge request (taking its row lock); 404 when it was deleted since it was read, so
- * no note is written to a merge request that is gone.
+ * Touches the noteable (taking its row lock); 404 when it was deleted since it was read, so no
+ * note is written to a merge request or issue that is gone.
  */
-async function touch(trx: Transaction<DB>, mrId: number, now: string): Promise<void> {
-  const res = await trx.updateTable('merge_requests').set({ updated_at: now }).where('id', '=', mrId).executeTakeFirst();
+async function touch(trx: Transaction<DB>, on: Noteable, now: string): Promise<void> {
+  const res = await trx.updateTable(tableOf(on)).set({ updated_at: now }).where('id', '=', on.id).executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) throw notFound();
 }
 
-async function recount(trx: Transaction<DB>, mrId: number): Promise<void> {
+async function recount(trx: Transaction<DB>, on: Noteable): Promise<void> {
   await trx
-    .updateTable('merge_requests')
+    .updateTable(tableOf(on))
     .set((eb) => ({
       user_notes_count: eb
         .selectFrom('notes')
         .select(eb.fn.countAll<number>().as('n'))
-        .where('noteable_id', '=', mrId)
-        .where('noteable_type', '=', NOTEABLE_MR)
+        .where('noteable_id', '=', on.id)
+        .where('noteable_type', '=', on.type)
         .where('system', '=', 0),
       unresolved_notes_count: eb
         .selectFrom('notes')
         .select(eb.fn.countAll<number>().as('n'))
-        .where('noteable_id', '=', mrId)
-        .where('noteable_type', '=', NOTEABLE_MR)
+        .where('noteable_id', '=', on.id)
+        .where('noteable_type', '=', on.type)
         .where('system', '=', 0)
         .where('type', 'in', RESOLVABLE_TYPES)
         .where('resolved_at', 'is', null),
     }))
-    .where('id', '=', mrId)
+    .where('id', '=', on.id)
     .execute();
 }
 
-/** The notes of one thread of a merge request, oldest first (GitLab's `fresh`). */
-export function threadNotes(db: Pick<Transaction<DB>, 'selectFrom'>, mrId: number, discussionId: string): Promise<NoteRow[]> {
+/** The notes of one thread, oldest first (GitLab's `fresh`). */
+export function threadNotes(db: Pick<Transaction<DB>, 'selectFrom'>, on: Noteable, discussionId: string): Promise<NoteRow[]> {
   return db
     .selectFrom('notes')
     .selectAll()
-    .where('noteable_id', '=', mrId)
-    .where('noteable_type', '=', NOTEABLE_MR)
+    .where('noteable_id', '=', on.id)
+    .where('noteable_type', '=', on.type)
     .where('discussion_id', '=', discussionId)
     .orderBy('created_at')
     .orderBy('id')
@@ -77,7 +94,7 @@ export function threadNotes(db: Pick<Transaction<DB>, 'selectFrom'>, mrId: numbe
 
 export interface NewNote {
   projectId: number;
-  mrId: number;
+  noteable: Noteable;
   authorId: number;
   body: string;
   /** A comment (null) or the first note of a thread. Ignored for a reply. */
@@ -105,7 +122,7 @@ export async function createNote(app: AppContext, n: NewNote): Promise<NoteRow |
 function insertNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
   return app.database.transaction(async (trx) => {
     const now = nowIso();
-    await touch(trx, n.mrId, now);
+    await touch(trx, n.noteable, now);
     const created = n.createdAt ?? now;
     let type: NoteType = n.type;
     let diff = n.diff ?? null;
@@ -113,7 +130,7 @@ function insertNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
     let discussionId = newDiscussionId();
     let resolvedAt: string | null = null;
     if (n.inReplyTo !== undefined) {
-      const thread = await threadNotes(trx, n.mrId, n.inReplyTo);
+      const thread = await threadNotes(trx, n.noteable, n.inReplyTo);
       if (thread.length === 0) return null;
       if (thread[0]!.type === null) {
         await trx.updateTable('notes').set({ type: 'DiscussionNote' }).where('id', 'in', thread.map((t) => t.id)).execute();
@@ -130,8 +147,8 @@ function insertNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
     }
     const row = {
       project_id: n.projectId,
-      noteable_type: NOTEABLE_MR,
-      noteable_id: n.mrId,
+      noteable_type: n.noteable.type as string,
+      noteable_id: n.noteable.id,
       author_id: n.authorId,
       body: n.body,
       discussion_id: discussionId,
@@ -148,7 +165,7 @@ function insertNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
       updated_at: created,
     };
     const { id } = await trx.insertInto('notes').values(row).returning('id').executeTakeFirstOrThrow();
-    await recount(trx, n.mrId);
+    await recount(trx, n.noteable);
     return Object.assign(row, { id: Number(id) });
   });
 }
@@ -157,7 +174,7 @@ function insertNote(app: AppContext, n: NewNote): Promise<NoteRow | null> {
 export async function updateNoteBody(app: AppContext, note: NoteRow, body: string, userId: number): Promise<NoteRow | null> {
   const fresh = await app.database.transaction(async (trx) => {
     const now = nowIso();
-    await touch(trx, note.noteable_id, now);
+    await touch(trx, noteableOf(note), now);
     const res = await trx.updateTable('notes').set({ body, updated_at: now, updated_by_id: userId }).where('id', '=', note.id).executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) return null;
     return (await trx.selectFrom('notes').selectAll().where('id', '=', note.id).executeTakeFirst()) ?? null;
@@ -168,10 +185,10 @@ export async function updateNoteBody(app: AppContext, note: NoteRow, body: strin
 
 export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> {
   await app.database.transaction(async (trx) => {
-    await touch(trx, note.noteable_id, nowIso());
+    await touch(trx, noteableOf(note), nowIso());
     await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', '=', note.id).execute();
     await trx.deleteFrom('notes').where('id', '=', note.id).execute();
-    await recount(trx, note.noteable_id);
+    await recount(trx, noteableOf(note));
   });
 }
 
@@ -180,22 +197,23 @@ export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> 
  * request's lock, so a reply that just arrived is included) or one note. Notes already in that
  * state keep their resolver and time. Returns the notes as they are afterwards.
  */
-export async function setResolved(app: AppContext, mrId: number, target: { discussionId: string } | { noteId: number }, resolved: boolean, userId: number): Promise<NoteRow[]> {
+export async function setResolved(app: AppContext, on: Noteable, target: { discussionId: string } | { noteId: number }, resolved: boolean, userId: number): Promise<NoteRow[]> {
   return app.database.transaction(async (trx) => {
     const now = nowIso();
-    await touch(trx, mrId, now);
-    const noteIds = 'noteId' in target ? [target.noteId] : (await threadNotes(trx, mrId, target.discussionId)).map((n) => n.id);
+    await touch(trx, on, now);
+    const noteIds = 'noteId' in target ? [target.noteId] : (await threadNotes(trx, on, target.discussionId)).map((n) => n.id);
     if (noteIds.length === 0) return [];
     let q = trx
       .updateTable('notes')
       .set(resolved ? { resolved_at: now, resolved_by_id: userId, updated_at: now } : { resolved_at: null, resolved_by_id: null, updated_at: now })
       .where('id', 'in', noteIds)
-      .where('noteable_id', '=', mrId)
+      .where('noteable_id', '=', on.id)
+      .where('noteable_type', '=', on.type)
       .where('type', 'in', RESOLVABLE_TYPES)
       .where('system', '=', 0);
     q = resolved ? q.where('resolved_at', 'is', null) : q.where('resolved_at', 'is not', null);
     await q.execute();
-    await recount(trx, mrId);
+    await recount(trx, on);
     return trx.selectFrom('notes').selectAll().where('id', 'in', noteIds).orderBy('created_at').orderBy('id').execute();
   });
 }

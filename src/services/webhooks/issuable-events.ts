@@ -80,7 +80,7 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
       // An award on an internal note shows the note: only to hooks that take confidential notes.
       ...(note?.internal === 1 ? { accept: (row: HookRow) => flagsOf(row).confidential_note_events === true } : {}),
       payload: async () => {
-        const mrId = onNote ? (note?.noteable_type === 'MergeRequest' ? note.noteable_id : null) : e.award.awardable_id;
+        const mrId = onNote ? (note?.noteable_type === 'MergeRequest' ? note.noteable_id : null) : e.award.awardable_type === 'MergeRequest' ? e.award.awardable_id : null;
         const [user, mr] = await Promise.all([userRef(app, e.userId), mrId === null ? null : findMrById(app.db, mrId)]);
         if (!user || !mr || (onNote && !note)) return null;
         return emojiPayload(app, { base, info, award: e.award, user, action: e.action, mr, note: note ?? null });

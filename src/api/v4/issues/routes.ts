@@ -2,8 +2,6 @@
 // keyset pagination on project lists, one issue, create, update (close, reopen), delete,
 // statistics, participants, subscriptions and the merge requests that close an issue.
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../../db/types.js';
 import { nowIso } from '../../../db/database.js';
 import { findUserRefsByIds } from '../../../db/repositories/users.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
@@ -13,57 +11,20 @@ import { keysetNotAvailable, paginateArray, paginateKeyset, paginateOffset, want
 import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
 import { loadGroupById } from '../../../services/groups/lookup.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
-import { findProject } from '../../../services/projects/lookup.js';
 import { checkSpam } from '../../../services/merge-requests/spam.js';
 import { checkSearchRateLimit } from '../../../services/merge-requests/search-limit.js';
 import { dbId, loadBundle, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { buildListQuery } from '../../../services/merge-requests/list.js';
-import { canAdminIssues, canCreateIssue, canDeleteIssue, canReadIssue, canReadIssues, canUpdateIssue } from '../../../services/issues/access.js';
+import { canAdminIssues, canCreateIssue, canDeleteIssue, canReadIssues, canUpdateIssue } from '../../../services/issues/access.js';
 import { buildIssueQuery, orderColumns, orderIssues, type IssueFilters, type IssueScope } from '../../../services/issues/list.js';
-import { findIssueById, findIssueByIid, loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
+import { findIssueById, loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
 import { createIssue, deleteIssue, deleteProjectIssues, updateIssue } from '../../../services/issues/write.js';
 import { presentIssue, type IssuePresentCtx } from '../entities/issue.js';
 import { presentMergeRequestBasic } from '../entities/merge-request.js';
 import { presentUserBasic } from '../entities/user.js';
+import { registerIssueExtraRoutes } from './extra-routes.js';
+import { assigneesOf, issueFromPath, issueProject, type IssueProject, type IssueScopeCtx } from './context.js';
 import { parseIssueAttributes, parseIssueCreate, parseIssueFilters, UPDATE_PARAMS } from './params.js';
-
-export interface IssueProject {
-  info: ProjectInfo;
-  access: number;
-}
-
-/** The project of `:id` (404 rules of findProject) with the caller's access. */
-async function issueProject(c: Ctx): Promise<IssueProject> {
-  const found = await findProject(c, String(c.params.raw.id ?? ''));
-  return { info: { project: found.project, namespace: found.namespace }, access: found.access };
-}
-
-const assigneesOf = (db: Kysely<DB>, issueId: number) =>
-  db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).orderBy('position').orderBy('id').execute().then((r) => r.map((x) => x.user_id));
-
-/** `:issue_iid`: an integer (400 `issue_iid is invalid` otherwise, as Grape's type check). */
-function iidParam(c: Ctx): number {
-  const raw = String(c.params.raw.issue_iid ?? '');
-  if (!/^-?\d+$/.test(raw)) throw paramError('issue_iid is invalid');
-  return raw.length > 10 ? -1 : dbId(Number(raw));
-}
-
-export type IssueScopeCtx = IssueProject & { issue: IssueRow; assignees: number[] };
-
-/**
- * The project and issue of the path that the caller may read: `404 Not found` otherwise (GitLab's
- * IssuesFinder finds none: the feature off or hidden, a confidential issue of others).
- */
-export async function issueFromPath(c: Ctx): Promise<IssueScopeCtx> {
-  const iid = iidParam(c);
-  const p = await issueProject(c);
-  if (!canReadIssues(c.user, p.info, p.access)) throw notFound();
-  const issue = iid > 0 ? await findIssueByIid(c.app.db, p.info.project.id, iid) : undefined;
-  if (!issue) throw notFound();
-  const assignees = await assigneesOf(c.app.db, issue.id);
-  if (!canReadIssue(c.user, p.access, issue, assignees)) throw notFound();
-  return Object.assign(p, { issue, assignees });
-}
 
 /** Whether the caller is subscribed: an explicit choice, else being the author, an assignee or a commenter. */
 async function subscribedTo(c: Ctx, s: IssueScopeCtx): Promise<boolean> {
@@ -133,6 +94,7 @@ function mayOwn(c: Ctx, p: IssueProject): boolean {
 }
 
 export function registerIssueRoutes(app: FastifyInstance): void {
+  registerIssueExtraRoutes(app);
   projectDeletionHooks.push(async function deleteIssues(_app, trx, projectId) {
     await deleteProjectIssues(trx, projectId);
   });

@@ -1,4 +1,4 @@
-// Award emoji on a merge request or on one of its notes (GitLab's lib/api/award_emoji.rb).
+// Award emoji on a merge request or an issue, or on one of their notes (GitLab's lib/api/award_emoji.rb).
 import type { Ctx } from '../../../http/route.js';
 import { notFound, paramError, unauthorized, validationError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
@@ -8,7 +8,7 @@ import { pathId } from '../../../services/merge-requests/rows.js';
 import { emitEvent } from '../../../services/events.js';
 import { presentUserBasic } from '../entities/user.js';
 
-export type Awardable = { type: 'MergeRequest' | 'Note'; id: number; projectId: number };
+export type Awardable = { type: 'MergeRequest' | 'Issue' | 'Note'; id: number; projectId: number };
 
 interface AwardRow {
   id: number;

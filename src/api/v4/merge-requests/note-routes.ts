@@ -1,6 +1,7 @@
-// Notes and discussions (threads) of a merge request: GitLab's lib/api/notes.rb and
-// lib/api/discussions.rb for merge requests, with its NotePolicy. Both APIs need a signed-in
-// caller, even on a public project (their `before { authenticate! }`).
+// Notes and discussions (threads) of merge requests and issues: GitLab's lib/api/notes.rb and
+// lib/api/discussions.rb, with its NotePolicy. Both APIs need a signed-in caller, even on a public
+// project (their `before { authenticate! }`). The same handlers serve both noteables: the path's
+// `:merge_request_iid` or `:issue_iid` says which.
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
@@ -13,10 +14,10 @@ import {
   createNote,
   deleteNote,
   MAX_NOTE_LENGTH,
-  NOTEABLE_MR,
   setResolved,
   threadNotes,
   updateNoteBody,
+  type Noteable,
   type NoteRow,
 } from '../../../services/merge-requests/notes.js';
 import { isResolvable, noteUserIds, presentDiscussion, presentNote } from '../entities/note.js';
@@ -25,37 +26,56 @@ import { addAward, awardName, listAwards, removeAward, showAward } from './award
 import { DIFF_LIMITS } from './diff-routes.js';
 import { checkPosition, readPosition } from '../../../services/merge-requests/diff-position.js';
 import { repoFor } from '../../../services/merge-requests/git-ops.js';
-import type { MrRow } from '../../../services/merge-requests/rows.js';
+import { issueFromPath } from '../issues/context.js';
 
-type NoteScope = MrProject & { mr: MrRow };
+/** The noteable of the path and what its notes' rules read of it. */
+interface NoteScope extends MrProject {
+  on: Noteable & { iid: number; authorId: number; discussionLocked: number | null };
+  /** Reads internal notes: Reporters and up on merge requests, Planners and up on issues. */
+  internalLevel: number;
+  /** Resolves threads besides the author: Developers on merge requests, Planners on issues. */
+  resolveLevel: number;
+}
 
 /**
- * The merge request of the path, for a signed-in caller who may read it: `404 Not found` when the
- * caller may see the project but not its merge requests, as GitLab's finder of readable ones.
+ * The merge request or issue of the path, for a caller who may read it: `404 Not found` when the
+ * caller may see the project but not the noteable, as GitLab's finders of readable ones.
  */
+async function noteable(c: Ctx): Promise<NoteScope> {
+  if (c.params.raw.issue_iid !== undefined) {
+    const s = await issueFromPath(c);
+    const on = { type: 'Issue' as const, id: s.issue.id, iid: s.issue.iid, authorId: s.issue.author_id, discussionLocked: s.issue.discussion_locked };
+    return { info: s.info, access: s.access, on, internalLevel: AccessLevel.PLANNER, resolveLevel: AccessLevel.PLANNER };
+  }
+  const p = await mrFromPath(c, { hidden: true });
+  const on = { type: 'MergeRequest' as const, id: p.mr.id, iid: p.mr.iid, authorId: p.mr.author_id, discussionLocked: p.mr.discussion_locked };
+  return { info: p.info, access: p.access, on, internalLevel: AccessLevel.REPORTER, resolveLevel: AccessLevel.DEVELOPER };
+}
+
+/** The noteable for a signed-in caller. */
 async function scope(c: Ctx): Promise<NoteScope> {
   c.requireUser();
-  return mrFromPath(c, { hidden: true });
+  return noteable(c);
 }
 
 function isAdmin(c: Ctx): boolean {
   return !!c.user?.is_admin;
 }
 
-/** Internal notes are for Reporters and up (GitLab's read_internal_note). */
+/** Internal notes (GitLab's read_internal_note). */
 function readsInternal(c: Ctx, s: NoteScope): boolean {
-  return isAdmin(c) || s.access >= AccessLevel.REPORTER;
+  return isAdmin(c) || s.access >= s.internalLevel;
 }
 
 /**
  * What every note write needs besides its own rule: a project that is not archived, and on a
- * merge request whose discussion is locked, a project member (GitLab's `locked & ~is_project_member`).
+ * merge request or issue whose discussion is locked, a project member (GitLab's `locked & ~is_project_member`).
  */
 function mayWrite(c: Ctx, s: NoteScope): boolean {
   // An archived project is read-only for everyone, administrators included (a prevent rule).
   if (s.info.project.archived) return false;
   if (isAdmin(c)) return true;
-  if (s.mr.discussion_locked === 1 && s.access < AccessLevel.GUEST) return false;
+  if (s.on.discussionLocked === 1 && s.access < AccessLevel.GUEST) return false;
   return true;
 }
 
@@ -65,10 +85,10 @@ function mayAdmin(c: Ctx, s: NoteScope, note: NoteRow): boolean {
   return isAdmin(c) || note.author_id === c.user!.id || s.access >= AccessLevel.MAINTAINER;
 }
 
-/** Discussion#can_resolve?: the merge request's author or a Developer (resolve_note). */
+/** Discussion#can_resolve?: the noteable's author, or Developers (merge requests) / Planners (issues) and up (resolve_note). */
 function mayResolveThread(c: Ctx, s: NoteScope): boolean {
   if (!mayWrite(c, s)) return false;
-  return isAdmin(c) || s.mr.author_id === c.user!.id || s.access >= AccessLevel.DEVELOPER;
+  return isAdmin(c) || s.on.authorId === c.user!.id || s.access >= s.resolveLevel;
 }
 
 /** Note-level resolve_note: also the note's own author. */
@@ -77,14 +97,14 @@ function mayResolveNote(c: Ctx, s: NoteScope, note: NoteRow): boolean {
 }
 
 function notesOf(c: Ctx, s: NoteScope) {
-  let q = c.app.db.selectFrom('notes').selectAll().where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR);
+  let q = c.app.db.selectFrom('notes').selectAll().where('noteable_id', '=', s.on.id).where('noteable_type', '=', s.on.type);
   if (!readsInternal(c, s)) q = q.where('internal', '=', 0);
   return q;
 }
 
 async function present(c: Ctx, s: NoteScope, notes: NoteRow[]) {
   const users = await findUserRefsByIds(c.app.db, noteUserIds(notes));
-  const ctx = { base: c.base, users, noteableIid: s.mr.iid };
+  const ctx = { base: c.base, users, noteableIid: s.on.iid };
   return { one: (n: NoteRow) => presentNote(n, ctx), thread: (t: NoteRow[]) => presentDiscussion(t, ctx) };
 }
 
@@ -95,10 +115,10 @@ function noteIdParam(c: Ctx): number {
   return raw.length > 10 ? -1 : dbId(Number(raw));
 }
 
-/** A note of the merge request the caller may read: `404 Not found` for none, `404 Note Not Found` for an internal one. */
+/** A note of the noteable the caller may read: `404 Not found` for none, `404 Note Not Found` for an internal one. */
 async function findNote(c: Ctx, s: NoteScope): Promise<NoteRow> {
   const id = noteIdParam(c);
-  const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR).executeTakeFirst();
+  const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.on.id).where('noteable_type', '=', s.on.type).executeTakeFirst();
   if (!note) throw notFound();
   if (note.internal === 1 && !readsInternal(c, s)) throw notFound('Note');
   return note;
@@ -107,7 +127,7 @@ async function findNote(c: Ctx, s: NoteScope): Promise<NoteRow> {
 /** The readable notes of a thread, oldest first; 404 `resource` when there are none. */
 async function findThread(c: Ctx, s: NoteScope, resource = 'Discussion'): Promise<NoteRow[]> {
   const id = String(c.params.raw.discussion_id ?? '');
-  const notes = (await threadNotes(c.app.db, s.mr.id, id)).filter((n) => n.internal === 0 || readsInternal(c, s));
+  const notes = (await threadNotes(c.app.db, s.on, id)).filter((n) => n.internal === 0 || readsInternal(c, s));
   if (notes.length === 0) throw notFound(resource);
   return notes;
 }
@@ -178,7 +198,7 @@ async function createComment(c: Ctx) {
   const s = await scope(c);
   const params = newNoteParams(c, s);
   if (!mayWrite(c, s)) throw forbidden();
-  const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: null, ...params });
+  const note = await createNote(c.app, { projectId: s.info.project.id, noteable: s.on, authorId: c.user!.id, type: null, ...params });
   return (await present(c, s, [note!])).one(note!);
 }
 
@@ -236,15 +256,16 @@ async function createDiscussion(c: Ctx) {
   const s = await scope(c);
   // The discussions API takes no `internal`: a thread is never internal.
   const params = { body: newBody(c), internal: false, createdAt: noteCreatedAt(c, s) };
-  const position = c.params.has('position') ? readPosition(c.params.raw.position) : null;
+  // Threads on the diff are for merge requests only (an issue's `position` is ignored).
+  const position = s.on.type === 'MergeRequest' && c.params.has('position') ? readPosition(c.params.raw.position) : null;
   const commitId = c.params.string('commit_id') ?? null;
   if (!mayWrite(c, s)) throw forbidden();
   let diff: { position: string; lineCode: string | null; commitId: string | null } | undefined;
   if (position) {
-    const checked = await checkPosition(repoFor(c.app, s.mr.project_id), position, DIFF_LIMITS);
+    const checked = await checkPosition(repoFor(c.app, s.info.project.id), position, DIFF_LIMITS);
     diff = { position: JSON.stringify(checked.position), lineCode: checked.lineCode, commitId: commitId && /^[0-9a-f]{7,64}$/i.test(commitId) ? commitId : null };
   }
-  const note = await createNote(c.app, { projectId: s.info.project.id, mrId: s.mr.id, authorId: c.user!.id, type: position ? 'DiffNote' : 'DiscussionNote', diff, ...params });
+  const note = await createNote(c.app, { projectId: s.info.project.id, noteable: s.on, authorId: c.user!.id, type: position ? 'DiffNote' : 'DiscussionNote', diff, ...params });
   return (await present(c, s, [note!])).thread([note!]);
 }
 
@@ -263,7 +284,7 @@ async function reply(c: Ctx) {
   if (!mayWrite(c, s)) throw forbidden();
   const note = await createNote(c.app, {
     projectId: s.info.project.id,
-    mrId: s.mr.id,
+    noteable: s.on,
     authorId: c.user!.id,
     type: 'DiscussionNote',
     body,
@@ -285,7 +306,7 @@ async function updateThreadNote(c: Ctx) {
   if (resolved === undefined) return editNote(c, s, note);
   if (!mayResolveNote(c, s, note)) throw forbidden();
   if (!isResolvable(note)) throw badRequest('Note is not resolvable');
-  const [fresh] = await setResolved(c.app, s.mr.id, { noteId: note.id }, resolved, c.user!.id);
+  const [fresh] = await setResolved(c.app, s.on, { noteId: note.id }, resolved, c.user!.id);
   if (!fresh) throw notFound();
   return (await present(c, s, [fresh])).one(fresh);
 }
@@ -297,7 +318,7 @@ async function resolveThread(c: Ctx) {
   const thread = await findThread(c, s);
   // A comment cannot be resolved: GitLab answers 403 (can_resolve? is false).
   if (!thread.some(isResolvable) || !mayResolveThread(c, s)) throw forbidden();
-  const fresh = await setResolved(c.app, s.mr.id, { discussionId: thread[0]!.discussion_id }, resolved, c.user!.id);
+  const fresh = await setResolved(c.app, s.on, { discussionId: thread[0]!.discussion_id }, resolved, c.user!.id);
   if (fresh.length === 0) throw notFound('Discussion');
   return (await present(c, s, fresh)).thread(fresh);
 }
@@ -309,16 +330,19 @@ async function resolveThread(c: Ctx) {
  */
 async function awardableNote(c: Ctx, opts: { write?: boolean } = {}) {
   if (opts.write) c.requireUser();
-  const s: NoteScope = await mrFromPath(c, { hidden: true });
+  const s = await noteable(c);
   const id = noteIdParam(c);
-  const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.mr.id).where('noteable_type', '=', NOTEABLE_MR).executeTakeFirst();
+  const note = id < 0 ? undefined : await c.app.db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_id', '=', s.on.id).where('noteable_type', '=', s.on.type).executeTakeFirst();
   if (!note) throw notFound();
   if ((note.internal === 1 && !readsInternal(c, s)) || (opts.write && !mayWrite(c, s))) throw notFound('Award Emoji');
   return { type: 'Note' as const, id: note.id, projectId: note.project_id };
 }
 
 export function registerMergeRequestNoteRoutes(app: FastifyInstance): void {
-  const mr = '/projects/:id/merge_requests/:merge_request_iid';
+  for (const mr of ['/projects/:id/merge_requests/:merge_request_iid', '/projects/:id/issues/:issue_iid']) registerNoteRoutesAt(app, mr);
+}
+
+function registerNoteRoutesAt(app: FastifyInstance, mr: string): void {
   route(app, 'GET', `${mr}/notes`, listNotes, { cache: true });
   route(app, 'POST', `${mr}/notes`, createComment);
   route(app, 'GET', `${mr}/notes/:note_id`, showNote, { cache: true });

@@ -9,7 +9,7 @@ import { humanDuration } from '../entities/merge-request.js';
 import { canUpdate, mrFromPath } from './context.js';
 
 const UNIT_SECONDS: Record<string, number> = { mo: 4 * 5 * 8 * 3600, w: 5 * 8 * 3600, d: 8 * 3600, h: 3600, m: 60, s: 1 };
-const MAX_SECONDS = 2_147_483_647;
+export const MAX_SECONDS = 2_147_483_647;
 
 /** GitLab's duration format: `1mo 2w 3d 4h 5m 6s` (working days of 8 h, weeks of 5 days); a bare number is hours. */
 export function parseDuration(raw: string): number | null {
@@ -31,7 +31,7 @@ export function parseDuration(raw: string): number | null {
   return sign * Math.round(total);
 }
 
-function timeStats(mr: { time_estimate: number; total_time_spent: number }) {
+export function timeStats(mr: { time_estimate: number; total_time_spent: number }) {
   return {
     time_estimate: mr.time_estimate,
     total_time_spent: mr.total_time_spent,
@@ -40,7 +40,7 @@ function timeStats(mr: { time_estimate: number; total_time_spent: number }) {
   };
 }
 
-function readDuration(c: Ctx): number {
+export function readDuration(c: Ctx): number {
   if (!c.params.has('duration')) throw paramError('duration is missing');
   const seconds = parseDuration(c.params.string('duration', { allowBlank: false })!);
   if (seconds === null || Math.abs(seconds) > MAX_SECONDS) throw badRequest('Invalid time format');
