@@ -1,4 +1,4 @@
-// After-the-fact notices of merge request, note and release changes, for modules that react to
+// After-the-fact notices of merge request, issue, note and release changes, for modules that react to
 // them (webhooks) without the writers knowing of them, as repository/ref-hooks.ts does for refs.
 // A listener says first whether it wants a project's events at all, so writers only load the
 // state before a change (for `changes`) when someone will read it. Listener failures are logged,
@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import type { NotesTable } from '../db/tables/merge-requests.js';
 import type { ReleasesTable } from '../db/tables/releases.js';
 import type { MrRow, ProjectInfo } from './merge-requests/rows.js';
+import type { IssueRow } from './issues/rows.js';
 
 export type MrAction = 'open' | 'close' | 'reopen' | 'update' | 'merge' | 'approved' | 'unapproved' | 'approval' | 'unapproval';
 
@@ -28,6 +29,23 @@ export interface MergeRequestEvent {
   action: MrAction;
   /** A push to the source branch: where it was before (GitLab's `oldrev`). */
   oldrev?: string;
+}
+
+export interface IssueAssociations {
+  assigneeIds: number[];
+  labelIds: number[];
+}
+
+export interface IssueEvent {
+  kind: 'issue';
+  projectId: number;
+  info?: ProjectInfo;
+  issue: IssueRow;
+  /** The issue before an update, when a listener wanted it (with its people and labels for an update). */
+  previous?: IssueRow;
+  previousAssociations?: IssueAssociations;
+  userId: number;
+  action: 'open' | 'close' | 'reopen' | 'update';
 }
 
 export interface NoteEvent {
@@ -65,7 +83,7 @@ export interface DeploymentEvent {
   deploymentId: number;
 }
 
-export type DomainEvent = MergeRequestEvent | NoteEvent | ReleaseEvent | EmojiEvent | PipelineEvent | DeploymentEvent;
+export type DomainEvent = MergeRequestEvent | IssueEvent | NoteEvent | ReleaseEvent | EmojiEvent | PipelineEvent | DeploymentEvent;
 
 export interface EventListener {
   wants(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean>;

@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../projects/unique.js';
 import { existingUserIds, milestoneById, resolveLabels } from '../merge-requests/attributes.js';
 import type { ProjectInfo } from '../merge-requests/rows.js';
 import { findIssueById, type IssueRow } from './rows.js';
+import { emitEvent, eventsWanted } from '../events.js';
 
 export const MAX_TITLE = 255;
 export const MAX_DESCRIPTION = 1_048_576;
@@ -118,7 +119,9 @@ export async function createIssue(app: AppContext, info: ProjectInfo, author: Us
       await adjustOpenCount(trx, info.project.id, 1);
       return row.id;
     });
-    return (await findIssueById(app.db, id))!;
+    const issue = (await findIssueById(app.db, id))!;
+    await emitEvent(app, { kind: 'issue', projectId: info.project.id, info, issue, userId: author.id, action: 'open' });
+    return issue;
   } catch (e) {
     // An iid given by an Owner that another issue has (GitLab's uniqueness validation on iid).
     if (isUniqueViolation(e)) throw conflict(['Iid has already been taken']);
@@ -129,6 +132,9 @@ export async function createIssue(app: AppContext, info: ProjectInfo, author: Us
 export async function updateIssue(app: AppContext, info: ProjectInfo, issue: IssueRow, user: UserRow, attrs: IssueAttributes): Promise<IssueRow> {
   validateText(attrs);
   const assignees = attrs.assigneeIds ? (await existingUserIds(app.db, attrs.assigneeIds)).slice(0, 1) : undefined;
+  // What it was, for the events' `changes`, when someone listens.
+  const wanted = await eventsWanted(app, issue.project_id, 'issue');
+  const previousAssociations = wanted ? await associations(app.db, issue.id) : undefined;
   await app.database.transaction(async (trx) => {
     const current = await app.database.forUpdate(trx.selectFrom('issues').selectAll().where('id', '=', issue.id)).executeTakeFirst();
     if (!current) throw notFound();
@@ -167,7 +173,18 @@ export async function updateIssue(app: AppContext, info: ProjectInfo, issue: Iss
     }
     await adjustOpenCount(trx, issue.project_id, delta);
   });
-  return (await findIssueById(app.db, issue.id))!;
+  const fresh = (await findIssueById(app.db, issue.id))!;
+  const action = issue.state === 'opened' && fresh.state === 'closed' ? 'close' : issue.state === 'closed' && fresh.state === 'opened' ? 'reopen' : 'update';
+  await emitEvent(app, { kind: 'issue', projectId: issue.project_id, info, issue: fresh, previous: issue, ...(previousAssociations ? { previousAssociations } : {}), userId: user.id, action });
+  return fresh;
+}
+
+async function associations(db: Kysely<DB>, issueId: number) {
+  const [assignees, labels] = await Promise.all([
+    db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).orderBy('position').orderBy('id').execute(),
+    db.selectFrom('issue_labels').select('label_id').where('issue_id', '=', issueId).orderBy('label_id').execute(),
+  ]);
+  return { assigneeIds: assignees.map((r) => r.user_id), labelIds: labels.map((r) => r.label_id) };
 }
 
 /** Closes an issue (a merge request that closes it was merged); nothing when it is not open. */

@@ -10,6 +10,7 @@ import type { UserRow } from '../../db/repositories/users.js';
 import { findUserById } from '../../db/repositories/users.js';
 import { apiError, methodNotAllowed, resourceLock, unauthorized } from '../../http/errors.js';
 import { isGitError, type RefChange } from '../../git/index.js';
+import { closeIssuesOnMerge } from '../issues/closing.js';
 import { emitEvent } from '../events.js';
 import { notifyRefChanges } from '../repository/ref-hooks.js';
 import { AccessLevel } from '../access.js';
@@ -241,6 +242,7 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
     await notifyRefChanges(app, info.project.id, moves, user.id);
     if (sourceRemoved && fork) await notifyRefChanges(app, mr.source_project_id, [removal], user.id);
     await emitEvent(app, { kind: 'merge_request', projectId: info.project.id, info, mr: done, previous: { row: mr }, userId: user.id, action: 'merge' });
+    await closeIssuesOnMerge(app, info, done, user);
     return done;
   } finally {
     if (!merged) await releaseLock(app, mr.id, token);

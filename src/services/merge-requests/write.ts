@@ -26,6 +26,7 @@ import { branchSha, computeSnapshot, fetchCommit, fetchFromFork, fromFork, refre
 import { findMrById, type MrRow, type ProjectInfo } from './rows.js';
 import { isDraftTitle } from './status.js';
 import { deleteNotesOf } from './notes.js';
+import { syncClosingIssues } from '../issues/closing.js';
 
 export const MAX_DESCRIPTION = 1_048_576;
 export const MAX_TITLE = 255;
@@ -220,6 +221,7 @@ async function resolveMilestone(db: Kysely<DB>, info: ProjectInfo, attrs: MrAttr
  */
 export async function createMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput, source: ProjectInfo = info): Promise<MrRow> {
   const mr = await insertMergeRequest(app, info, author, input, source);
+  await syncClosingIssues(app, info, mr, { created: true });
   await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr, userId: author.id, action: 'open' });
   return mr;
 }
@@ -379,6 +381,7 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
     }
   }), mr.id);
   const fresh = await refreshMergeStatus(app, (await findMrById(app.db, mr.id))!);
+  if (attrs.title !== undefined || attrs.description !== undefined || retarget) await syncClosingIssues(app, info, fresh);
   const action = mr.state === 'opened' && fresh.state === 'closed' ? 'close' : mr.state === 'closed' && fresh.state === 'opened' ? 'reopen' : 'update';
   await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr: fresh, ...(previous ? { previous } : {}), userId: user.id, action });
   return fresh;
@@ -407,6 +410,7 @@ export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<vo
     await deleteNotesOf(trx, mr.id);
     await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', '=', mr.id).execute();
     await trx.deleteFrom('deployment_merge_requests').where('merge_request_id', '=', mr.id).execute();
+    await trx.deleteFrom('merge_requests_closing_issues').where('merge_request_id', '=', mr.id).execute();
     await trx.updateTable('ci_pipelines').set({ merge_request_id: null }).where('merge_request_id', '=', mr.id).execute();
     await trx.deleteFrom('merge_requests').where('id', '=', mr.id).execute();
   });

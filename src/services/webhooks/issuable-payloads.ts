@@ -229,13 +229,22 @@ function noteHookAttrs(n: NoteRow, url: string): Record<string, unknown> {
   };
 }
 
-/** A note event on a merge request (`mr`) or a commit (Gitlab::DataBuilder::Note: `merge_request` or `commit`). */
-export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow | null; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown> | null> {
+/** An issue's hook attributes and iid, for events on it or its notes. */
+export interface IssueHookRef {
+  iid: number;
+  attrs: Record<string, unknown>;
+}
+
+/** A note event on a merge request (`mr`), an issue or a commit (Gitlab::DataBuilder::Note: `merge_request`, `issue` or `commit`). */
+export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow | null; issue?: IssueHookRef; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown> | null> {
   const n = p.note;
   const web = projectWebUrl(p.base, p.info);
   let noteable: Record<string, unknown>;
   let url: string;
-  if (p.mr) {
+  if (p.issue) {
+    noteable = { issue: p.issue.attrs };
+    url = `${web}/-/issues/${p.issue.iid}#note_${n.id}`;
+  } else if (p.mr) {
     noteable = { merge_request: await mergeRequestAttrs(app, await mrContext(app, p.base, p.info, p.mr), p.mr) };
     url = `${web}/-/merge_requests/${p.mr.iid}#note_${n.id}`;
   } else {
@@ -294,14 +303,14 @@ export interface AwardAttrs {
 
 /**
  * An emoji event (Gitlab::DataBuilder::Emoji): the award, the URL of what it was given to, and the
- * merge request (with the note, for an award on a note).
+ * merge request or issue (with the note, for an award on a note).
  */
 export async function emojiPayload(
   app: AppContext,
-  p: { base: string; info: ProjectInfo; award: AwardAttrs; user: UserRefRow; action: 'award' | 'revoke'; mr: MrRow; note: NoteRow | null },
+  p: { base: string; info: ProjectInfo; award: AwardAttrs; user: UserRefRow; action: 'award' | 'revoke'; mr: MrRow | null; issue?: IssueHookRef; note: NoteRow | null },
 ): Promise<Record<string, unknown>> {
   const web = projectWebUrl(p.base, p.info);
-  const mrUrl = `${web}/-/merge_requests/${p.mr.iid}`;
+  const mrUrl = p.issue ? `${web}/-/issues/${p.issue.iid}` : `${web}/-/merge_requests/${p.mr!.iid}`;
   const a = p.award;
   const out: Record<string, unknown> = {
     object_kind: 'emoji',
@@ -321,6 +330,7 @@ export async function emojiPayload(
     },
   };
   if (p.note) out.note = noteHookAttrs(p.note, `${mrUrl}#note_${p.note.id}`);
-  out.merge_request = await mergeRequestAttrs(app, await mrContext(app, p.base, p.info, p.mr), p.mr);
+  if (p.issue) out.issue = p.issue.attrs;
+  else out.merge_request = await mergeRequestAttrs(app, await mrContext(app, p.base, p.info, p.mr!), p.mr!);
   return out;
 }

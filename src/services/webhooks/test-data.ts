@@ -1,5 +1,5 @@
 // Sample data for test deliveries (GitLab's TestHooks::ProjectService and
-// Integrations::ProjectTestData): the project's newest merge request, note or release, a push of
+// Integrations::ProjectTestData): the project's newest merge request, issue, note or release, a push of
 // the default branch's last commits, or GitLab's messages when there is nothing to show.
 import { instanceBase, type AppContext } from '../../context.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -12,6 +12,7 @@ import type { HookScope } from './hooks.js';
 import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from './issuable-payloads.js';
 import { commitHookAttrs, projectWebUrl, pushPayload, type PushContext } from './payloads.js';
 import { pipelinePayload } from './ci-payloads.js';
+import { issuePayload, loadIssueHookAttrs } from './issue-payloads.js';
 
 export type TestData = { payload: unknown } | { error: string };
 
@@ -19,8 +20,6 @@ const NOT_AVAILABLE = 'Testing not available for this hook';
 
 /** Scopes whose sample needs data Labwright does not keep: GitLab's message for the missing data. */
 const MISSING: Partial<Record<HookScope, string>> = {
-  issue_hooks: 'Ensure the project has issues.',
-  confidential_issue_hooks: 'Ensure the project has issues.',
   job_hooks: 'Ensure the project has CI jobs.',
   wiki_page_hooks: 'Ensure the wiki is enabled and has pages.',
 };
@@ -70,10 +69,19 @@ export async function testPayload(app: AppContext, found: FoundProject, user: Us
       if (!mr) return { error: 'Ensure the project has merge requests.' };
       return { payload: await mergeRequestPayload(app, { base, info: found, mr, user: me, action: 'open' }) };
     }
+    case 'issue_hooks':
+    case 'confidential_issue_hooks': {
+      // GitLab's sample: the project's newest issue, opened.
+      const issue = await app.db.selectFrom('issues').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      if (!issue) return { error: 'Ensure the project has issues.' };
+      return { payload: await issuePayload(app, { base, info: found, issue, user: me, action: 'open' }) };
+    }
     case 'note_hooks': {
       const note = await app.db.selectFrom('notes').selectAll().where('project_id', '=', projectId).where('system', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
       const mr = note?.noteable_type === 'MergeRequest' ? await app.db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : null;
-      const payload = note ? await notePayload(app, { base, info: found, mr: mr ?? null, note, user: me, action: 'create' }) : null;
+      const issueRow = note?.noteable_type === 'Issue' ? await app.db.selectFrom('issues').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : undefined;
+      const issue = issueRow ? { iid: issueRow.iid, attrs: await loadIssueHookAttrs(app, base, found, issueRow) } : undefined;
+      const payload = note ? await notePayload(app, { base, info: found, mr: mr ?? null, ...(issue ? { issue } : {}), note, user: me, action: 'create' }) : null;
       if (!payload) return { error: 'Ensure the project has notes.' };
       return { payload };
     }

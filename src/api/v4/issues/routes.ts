@@ -18,12 +18,14 @@ import { buildListQuery } from '../../../services/merge-requests/list.js';
 import { canAdminIssues, canCreateIssue, canDeleteIssue, canReadIssues, canUpdateIssue } from '../../../services/issues/access.js';
 import { buildIssueQuery, orderColumns, orderIssues, type IssueFilters, type IssueScope } from '../../../services/issues/list.js';
 import { findIssueById, loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
+import { registerClosingHooks } from '../../../services/issues/closing.js';
 import { createIssue, deleteIssue, deleteProjectIssues, updateIssue } from '../../../services/issues/write.js';
 import { presentIssue, type IssuePresentCtx } from '../entities/issue.js';
 import { presentMergeRequestBasic } from '../entities/merge-request.js';
 import { presentUserBasic } from '../entities/user.js';
 import { registerIssueExtraRoutes } from './extra-routes.js';
 import { assigneesOf, issueFromPath, issueProject, type IssueProject, type IssueScopeCtx } from './context.js';
+import { mrFromPath } from '../merge-requests/context.js';
 import { parseIssueAttributes, parseIssueCreate, parseIssueFilters, UPDATE_PARAMS } from './params.js';
 
 /** Whether the caller is subscribed: an explicit choice, else being the author, an assignee or a commenter. */
@@ -94,6 +96,7 @@ function mayOwn(c: Ctx, p: IssueProject): boolean {
 }
 
 export function registerIssueRoutes(app: FastifyInstance): void {
+  registerClosingHooks();
   registerIssueExtraRoutes(app);
   projectDeletionHooks.push(async function deleteIssues(_app, trx, projectId) {
     await deleteProjectIssues(trx, projectId);
@@ -216,6 +219,17 @@ export function registerIssueRoutes(app: FastifyInstance): void {
       return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));
     });
   }
+
+  // GET /projects/:id/merge_requests/:merge_request_iid/closes_issues: the issues the request closes
+  // when merged that the caller may read (Entities::Issue, without `subscribed`).
+  route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/closes_issues', async function closesIssues(c) {
+    const p = await mrFromPath(c);
+    const ids = c.app.db.selectFrom('merge_requests_closing_issues').select('issue_id').where('merge_request_id', '=', p.mr.id);
+    const q = buildIssueQuery(c.app.db, { kind: 'global' }, { state: 'all', scope: 'all', orderBy: 'id', sort: 'asc' }, c.user).where('issues.id', 'in', ids);
+    const rows = (await paginateOffset(c, q.orderBy('issues.id', 'asc'))) as IssueRow[];
+    const bundle = await loadIssueBundle(c.app.db, rows, [p.info]);
+    return rows.map((r) => presentIssue(r, { base: c.base, bundle }));
+  });
 
   // POST …/subscribe and …/unsubscribe: 201 with the issue, 304 when nothing changes.
   for (const [action, want] of [['subscribe', true], ['unsubscribe', false]] as const) {
