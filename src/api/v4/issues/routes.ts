@@ -11,6 +11,7 @@ import { keysetNotAvailable, paginateArray, paginateKeyset, paginateOffset, want
 import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
 import { loadGroupById } from '../../../services/groups/lookup.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
+import { userDeletionHooks } from '../../../services/users.js';
 import { checkSpam } from '../../../services/merge-requests/spam.js';
 import { checkSearchRateLimit } from '../../../services/merge-requests/search-limit.js';
 import { dbId, loadBundle, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
@@ -100,6 +101,10 @@ export function registerIssueRoutes(app: FastifyInstance): void {
   registerIssueExtraRoutes(app);
   projectDeletionHooks.push(async function deleteIssues(_app, trx, projectId) {
     await deleteProjectIssues(trx, projectId);
+  });
+  // A deleted user is no one's assignee any more (their issues stay, as their merge requests do).
+  userDeletionHooks.push(async function unassignIssues(_app, trx, user) {
+    await trx.deleteFrom('issue_assignees').where('user_id', '=', user.id).execute();
   });
 
   // GET /issues: the caller's issues (created_by_me unless another scope; anonymous only with scope=all).

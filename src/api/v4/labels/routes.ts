@@ -147,6 +147,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const label = await findLabel(c, owner);
     await c.app.database.transaction(async (trx) => {
       await trx.deleteFrom('merge_request_labels').where('label_id', '=', label.id).execute();
+      await trx.deleteFrom('issue_labels').where('label_id', '=', label.id).execute();
       await trx.deleteFrom('labels').where('id', '=', label.id).execute();
     });
     return undefined;

@@ -11,6 +11,10 @@ import { findProject } from '../../../services/projects/lookup.js';
 import { buildListQuery } from '../../../services/merge-requests/list.js';
 import { dbId, loadBundle, loadProjects, pathId, type MilestoneRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { presentMergeRequestBasic, presentMilestone } from '../entities/merge-request.js';
+import { presentIssue } from '../entities/issue.js';
+import { canReadIssues } from '../../../services/issues/access.js';
+import { buildIssueQuery, orderIssues } from '../../../services/issues/list.js';
+import { loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
 
 interface Owner {
   kind: 'project' | 'group';
@@ -133,6 +137,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const m = await findMilestone(c, o);
     await c.app.database.transaction(async (trx) => {
       await trx.updateTable('merge_requests').set({ milestone_id: null }).where('milestone_id', '=', m.id).execute();
+      await trx.updateTable('issues').set({ milestone_id: null }).where('milestone_id', '=', m.id).execute();
       await trx.deleteFrom('milestones').where('id', '=', m.id).execute();
     });
     return undefined;
@@ -147,6 +152,18 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const rows = await paginateOffset(c, q);
     const bundle = await loadBundle(c.app.db, rows, o.info ? [o.info] : []);
     return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));
+  });
+
+  // GET /projects/:id/milestones/:milestone_id/issues: the milestone's issues the caller may read.
+  route(app, 'GET', `${prefix}/milestones/:milestone_id/issues`, async function milestoneIssues(c) {
+    const o = await ownerOf(c);
+    const m = await findMilestone(c, o);
+    const scope = o.kind === 'project' ? { kind: 'project' as const, projectId: o.id, access: o.access } : { kind: 'group' as const, groupId: o.id, traversal: o.traversal! };
+    if (o.info && !canReadIssues(c.user, o.info, o.access)) return [];
+    const q = buildIssueQuery(c.app.db, scope, { state: 'all', scope: 'all', orderBy: 'created_at', sort: 'asc' }, c.user).where('issues.milestone_id', '=', m.id);
+    const rows = (await paginateOffset(c, orderIssues(q, { orderBy: 'created_at', sort: 'asc' }))) as IssueRow[];
+    const bundle = await loadIssueBundle(c.app.db, rows, o.info ? [o.info] : []);
+    return rows.map((r) => presentIssue(r, { base: c.base, bundle }));
   });
 }
 

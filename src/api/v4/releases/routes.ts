@@ -89,10 +89,26 @@ async function present(c: Ctx, s: ReleaseScope, releases: ReleaseRow[], includeH
     const date = (d: string | null) => d ?? '\uffff';
     rows.sort((a, b) => date(a.due_date).localeCompare(date(b.due_date)) || date(a.start_date).localeCompare(date(b.start_date)) || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
     const projects = new Map([[s.found.project.id, { project: s.found.project, namespace: s.found.namespace }]]);
+    // issue_stats: the milestones' issues and closed issues, counted in one statement.
+    const milestoneIds = [...new Set(rows.map((m) => m.id))];
+    const counts = milestoneIds.length
+      ? await c.app.db
+          .selectFrom('issues')
+          .select((eb) => ['milestone_id', 'state', eb.fn.countAll<number>().as('n')])
+          .where('milestone_id', 'in', milestoneIds)
+          .groupBy(['milestone_id', 'state'])
+          .execute()
+      : [];
+    const stats = new Map<number, { total: number; closed: number }>();
+    for (const r of counts) {
+      const st = stats.get(r.milestone_id!) ?? { total: 0, closed: 0 };
+      st.total += Number(r.n);
+      if (r.state === 'closed') st.closed += Number(r.n);
+      stats.set(r.milestone_id!, st);
+    }
     for (const m of rows) {
       const list = milestones.get(m.release_id) ?? [];
-      // GITLAB-COMPAT: Labwright has no issues, so a milestone's issue_stats are 0.
-      list.push(Object.assign(presentMilestone(m, c.base, projects), { issue_stats: { total: 0, closed: 0 } }));
+      list.push(Object.assign(presentMilestone(m, c.base, projects), { issue_stats: stats.get(m.id) ?? { total: 0, closed: 0 } }));
       milestones.set(m.release_id, list);
     }
   }
