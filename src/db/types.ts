@@ -82,4 +82,5 @@ export interface DB {
   issue_assignees: Issues.IssueAssigneesTable;
   issue_labels: Issues.IssueLabelsTable;
   merge_requests_closing_issues: Issues.MergeRequestsClosingIssuesTable;
+  issue_links: Issues.IssueLinksTable;
 }

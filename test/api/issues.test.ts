@@ -337,3 +337,40 @@ describe('issues: notes, threads, award emoji, time tracking', () => {
     expect((await s.request('GET', `${base}/time_stats`, { token: null })).body.human_total_time_spent).toBe('6h');
   });
 });
+
+describe('issues: links', () => {
+  it('links two issues both ways (relates_to), lists and shows the link, refuses repeats, blocks and unreadable targets, and unlinks', async () => {
+    const a = await post(owner.token, pub.id, { title: 'Link source' });
+    const b = await post(owner.token, priv.id, { title: 'Link target' });
+    const links = `/projects/${pub.id}/issues/${a.body.iid}/links`;
+    const r = await s.request('POST', links, { token: dev.token, json: { target_project_id: priv.id, target_issue_iid: b.body.iid } });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body)).toEqual(['source_issue', 'target_issue', 'link_type']);
+    expect(r.body).toMatchObject({ link_type: 'relates_to', source_issue: { id: a.body.id }, target_issue: { id: b.body.id } });
+    expect(r.body.source_issue._links).toBeUndefined();
+    expect((await s.request('POST', links, { token: dev.token, json: { target_project_id: priv.id, target_issue_iid: b.body.iid } })).body).toEqual({ message: 'Issue(s) already assigned' });
+    const back = await s.request('POST', `/projects/${priv.id}/issues/${b.body.iid}/links`, { token: dev.token, json: { target_project_id: pub.path_with_namespace, target_issue_iid: a.body.iid } });
+    expect(back.status).toBe(409);
+    const list = await s.request('GET', links, { token: dev.token });
+    expect(list.body.map((i: any) => [i.id, i.link_type])).toEqual([[b.body.id, 'relates_to']]);
+    expect(list.body[0].issue_link_id).toBeGreaterThan(0);
+    const fromOther = await s.request('GET', `/projects/${priv.id}/issues/${b.body.iid}/links`, { token: dev.token });
+    expect(fromOther.body.map((i: any) => i.id)).toEqual([a.body.id]);
+    // Someone who cannot read the private project's issue sees no link.
+    expect((await s.request('GET', links, { token: outsider.token })).body).toEqual([]);
+    expect((await s.request('GET', `${links}/${list.body[0].issue_link_id}`, { token: outsider.token })).status).toBe(404);
+    const blocks = await s.request('POST', links, { token: dev.token, json: { target_project_id: pub.id, target_issue_iid: 1, link_type: 'blocks' } });
+    expect(blocks.status).toBe(403);
+    expect((await s.request('POST', links, { token: dev.token, json: { target_project_id: priv.id, target_issue_iid: 99999 } })).status).toBe(404);
+    expect((await s.request('POST', links, { token: outsider.token, json: { target_project_id: priv.id, target_issue_iid: b.body.iid } })).body).toEqual({ message: '404 Project Not Found' });
+    expect((await s.request('POST', links, { token: dev.token, json: { target_project_id: pub.id } })).body).toEqual({ error: 'target_issue_iid is missing' });
+    const self = await s.request('POST', links, { token: dev.token, json: { target_project_id: pub.id, target_issue_iid: a.body.iid } });
+    expect(self.status).toBe(422);
+    const shown = await s.request('GET', `${links}/${list.body[0].issue_link_id}`, { token: dev.token });
+    expect(shown.body.link_type).toBe('relates_to');
+    const del = await s.request('DELETE', `${links}/${list.body[0].issue_link_id}`, { token: dev.token });
+    expect(del.status).toBe(200);
+    expect(del.body.target_issue.id).toBe(b.body.id);
+    expect((await s.request('GET', links, { token: dev.token })).body).toEqual([]);
+  });
+});

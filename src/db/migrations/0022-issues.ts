@@ -62,8 +62,18 @@ export const issues: LabwrightMigration = {
       .execute();
     await uniqueIndex(ctx, 'mr_closing_issues_pair', 'merge_requests_closing_issues', 'merge_request_id, issue_id');
     await index(ctx, 'mr_closing_issues_issue', 'merge_requests_closing_issues', 'issue_id');
+    // Related issues (GitLab's issue_links): `relates_to` (the free tier's only type).
+    await createTable(ctx, 'issue_links')
+      .addColumn('source_id', 'integer', (c) => c.notNull())
+      .addColumn('target_id', 'integer', (c) => c.notNull())
+      .addColumn('link_type', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .execute();
+    await uniqueIndex(ctx, 'issue_links_pair', 'issue_links', 'source_id, target_id');
+    await index(ctx, 'issue_links_target', 'issue_links', 'target_id');
     await ctx.db.schema.alterTable('projects').addColumn('issue_iid_counter', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     await ctx.db.schema.alterTable('projects').addColumn('open_issues_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-    for (const t of ['issues', 'issue_assignees', 'issue_labels', 'merge_requests_closing_issues']) await notifyChanges(ctx, t);
+    for (const t of ['issues', 'issue_assignees', 'issue_labels', 'merge_requests_closing_issues', 'issue_links']) await notifyChanges(ctx, t);
   },
 };

@@ -46,3 +46,12 @@ export interface MergeRequestsClosingIssuesTable {
   issue_id: number;
   created_at: string;
 }
+
+export interface IssueLinksTable {
+  id: Generated<number>;
+  source_id: number;
+  target_id: number;
+  link_type: string;
+  created_at: string;
+  updated_at: string;
+}

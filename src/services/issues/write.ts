@@ -200,6 +200,7 @@ async function deleteIssueChildren(trx: Transaction<DB>, ids: () => number[] | S
   await trx.deleteFrom('issue_assignees').where('issue_id', 'in', ids()).execute();
   await trx.deleteFrom('issue_labels').where('issue_id', 'in', ids()).execute();
   await trx.deleteFrom('merge_requests_closing_issues').where('issue_id', 'in', ids()).execute();
+  await trx.deleteFrom('issue_links').where((eb) => eb.or([eb('source_id', 'in', ids()), eb('target_id', 'in', ids())])).execute();
   await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Issue').where('awardable_id', 'in', ids()).execute();
   await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'Issue').where('subscribable_id', 'in', ids()).execute();
   await trx

@@ -38,14 +38,14 @@ export function issueWebUrl(base: string, projectPath: string, issue: Pick<Issue
   return `${base}/${projectPath}/-/${kind}/${issue.iid}`;
 }
 
-export function presentIssue(issue: IssueRow, ctx: IssuePresentCtx): Record<string, unknown> {
+/** IssueBasic (issue links' source and target): the fields up to the EE edition's blocking_issues_count. */
+export function presentIssueBasic(issue: IssueRow, ctx: IssuePresentCtx): Record<string, unknown> {
   const { bundle, base } = ctx;
   const info = bundle.projects.get(issue.project_id)!;
   const path = fullPath(info.project, info.namespace);
   const assignees = (bundle.assignees.get(issue.id) ?? []).map((id) => userRef(bundle.users.get(id), base)).filter(Boolean);
   const labels = bundle.labels.get(issue.id) ?? [];
   const milestone = issue.milestone_id !== null ? bundle.milestones.get(issue.milestone_id) : undefined;
-  const api = `${base}/api/v4/projects/${issue.project_id}`;
   const out: Record<string, unknown> = {
     id: issue.id,
     iid: issue.iid,
@@ -81,6 +81,16 @@ export function presentIssue(issue: IssueRow, ctx: IssuePresentCtx): Record<stri
     task_completion_status: taskCompletion(issue.description),
     blocking_issues_count: 0,
   };
+  return out;
+}
+
+/** Issue: IssueBasic and the single-issue fields. */
+export function presentIssue(issue: IssueRow, ctx: IssuePresentCtx): Record<string, unknown> {
+  const { bundle, base } = ctx;
+  const info = bundle.projects.get(issue.project_id)!;
+  const path = fullPath(info.project, info.namespace);
+  const api = `${base}/api/v4/projects/${issue.project_id}`;
+  const out = presentIssueBasic(issue, ctx);
   taskFields(out, issue.description);
   out._links = {
     self: `${api}/issues/${issue.iid}`,

@@ -14,9 +14,9 @@ export interface IssueProject {
   access: number;
 }
 
-/** The project of `:id` (404 rules of findProject) with the caller's access. */
-export async function issueProject(c: Ctx): Promise<IssueProject> {
-  const found = await findProject(c, String(c.params.raw.id ?? ''));
+/** The project of `:id` (or `rawId`; 404 rules of findProject) with the caller's access. */
+export async function issueProject(c: Ctx, rawId = String(c.params.raw.id ?? '')): Promise<IssueProject> {
+  const found = await findProject(c, rawId);
   return { info: { project: found.project, namespace: found.namespace }, access: found.access };
 }
 
@@ -37,8 +37,11 @@ export type IssueScopeCtx = IssueProject & { issue: IssueRow; assignees: number[
  * IssuesFinder finds none: the feature off or hidden, a confidential issue of others).
  */
 export async function issueFromPath(c: Ctx): Promise<IssueScopeCtx> {
-  const iid = iidParam(c);
-  const p = await issueProject(c);
+  return readableIssue(c, await issueProject(c), iidParam(c));
+}
+
+/** An issue of `p` by iid that the caller may read; `404 Not found` otherwise. */
+export async function readableIssue(c: Ctx, p: IssueProject, iid: number): Promise<IssueScopeCtx> {
   if (!canReadIssues(c.user, p.info, p.access)) throw notFound();
   const issue = iid > 0 ? await findIssueByIid(c.app.db, p.info.project.id, iid) : undefined;
   if (!issue) throw notFound();

@@ -25,6 +25,7 @@ import { presentIssue, type IssuePresentCtx } from '../entities/issue.js';
 import { presentMergeRequestBasic } from '../entities/merge-request.js';
 import { presentUserBasic } from '../entities/user.js';
 import { registerIssueExtraRoutes } from './extra-routes.js';
+import { registerIssueLinkRoutes } from './link-routes.js';
 import { assigneesOf, issueFromPath, issueProject, type IssueProject, type IssueScopeCtx } from './context.js';
 import { mrFromPath } from '../merge-requests/context.js';
 import { parseIssueAttributes, parseIssueCreate, parseIssueFilters, UPDATE_PARAMS } from './params.js';
@@ -99,6 +100,7 @@ function mayOwn(c: Ctx, p: IssueProject): boolean {
 export function registerIssueRoutes(app: FastifyInstance): void {
   registerClosingHooks();
   registerIssueExtraRoutes(app);
+  registerIssueLinkRoutes(app);
   projectDeletionHooks.push(async function deleteIssues(_app, trx, projectId) {
     await deleteProjectIssues(trx, projectId);
   });
