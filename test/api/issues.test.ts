@@ -374,3 +374,36 @@ describe('issues: links', () => {
     expect((await s.request('GET', links, { token: dev.token })).body).toEqual([]);
   });
 });
+
+describe('issues: move and clone', () => {
+  it('moves an issue with its labels (by title), notes and awards, closing the original; clones without notes unless asked', async () => {
+    const from = await createProject(s, 'move-from', { token: owner.token });
+    const to = await createProject(s, 'move-to', { token: owner.token });
+    await s.request('POST', `/projects/${to.id}/labels`, { token: owner.token, json: { name: 'bug', color: '#ff0000' } });
+    const orig = await post(owner.token, from.id, { title: 'Wandering', description: 'd', labels: 'bug,only-here', assignee_ids: [owner.id] });
+    await s.request('POST', `/projects/${from.id}/issues/${orig.body.iid}/notes`, { token: owner.token, json: { body: 'travels along' } });
+    await s.request('POST', `/projects/${from.id}/issues/${orig.body.iid}/award_emoji`, { token: owner.token, json: { name: 'thumbsup' } });
+    const moved = await s.request('POST', `/projects/${from.id}/issues/${orig.body.iid}/move`, { token: owner.token, json: { to_project_id: to.id } });
+    expect(moved.status).toBe(201);
+    expect(moved.body).toMatchObject({ project_id: to.id, iid: 1, title: 'Wandering', labels: ['bug'], state: 'opened', upvotes: 1, user_notes_count: 1, author: { username: 'owner' } });
+    expect(moved.body.assignees.map((a: any) => a.username)).toEqual(['owner']);
+    const notes = await s.request('GET', `/projects/${to.id}/issues/1/notes`, { token: owner.token });
+    expect(notes.body.map((n: any) => n.body)).toEqual(['travels along']);
+    const old = await s.request('GET', `/projects/${from.id}/issues/${orig.body.iid}`, { token: owner.token });
+    expect(old.body).toMatchObject({ state: 'closed', moved_to_id: moved.body.id });
+    expect((await s.request('GET', `/projects/${from.id}`, { token: owner.token })).body.open_issues_count).toBe(0);
+    expect((await s.request('GET', `/projects/${to.id}`, { token: owner.token })).body.open_issues_count).toBe(1);
+    const again = await s.request('POST', `/projects/${from.id}/issues/${orig.body.iid}/move`, { token: owner.token, json: { to_project_id: to.id } });
+    expect(again.body).toEqual({ message: 'Cannot move issue due to insufficient permissions!' });
+    const same = await s.request('POST', `/projects/${to.id}/issues/1/move`, { token: owner.token, json: { to_project_id: to.id } });
+    expect(same.body).toEqual({ message: 'Cannot move issue to project it originates from!' });
+    const clone = await s.request('POST', `/projects/${to.id}/issues/1/clone`, { token: owner.token, json: { to_project_id: to.id } });
+    expect(clone.status).toBe(201);
+    expect(clone.body).toMatchObject({ iid: 2, title: 'Wandering', user_notes_count: 0, upvotes: 0, state: 'opened' });
+    const withNotes = await s.request('POST', `/projects/${to.id}/issues/1/clone`, { token: owner.token, json: { to_project_id: from.id, with_notes: true } });
+    expect(withNotes.body).toMatchObject({ project_id: from.id, user_notes_count: 1 });
+    // Guests cannot move; an unknown issue is 404 Issue Not Found.
+    expect((await s.request('POST', `/projects/${pub.id}/issues/1/move`, { token: guest.token, json: { to_project_id: priv.id } })).body).toEqual({ message: 'Cannot move issue due to insufficient permissions!' });
+    expect((await s.request('POST', `/projects/${to.id}/issues/999/move`, { token: owner.token, json: { to_project_id: from.id } })).body).toEqual({ message: '404 Issue Not Found' });
+  });
+});

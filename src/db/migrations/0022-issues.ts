@@ -25,6 +25,8 @@ export const issues: LabwrightMigration = {
       .addColumn('closed_at', 'text')
       .addColumn('closed_by_id', 'integer')
       .addColumn('updated_by_id', 'integer')
+      // The issue this one was moved to (POST …/move).
+      .addColumn('moved_to_id', 'integer')
       .addColumn('time_estimate', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('total_time_spent', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('upvotes', 'integer', (c) => c.notNull().defaultTo(0))

@@ -17,6 +17,7 @@ export interface IssuesTable {
   closed_at: string | null;
   closed_by_id: number | null;
   updated_by_id: number | null;
+  moved_to_id: Generated<number | null>;
   time_estimate: Generated<number>;
   total_time_spent: Generated<number>;
   upvotes: Generated<number>;

@@ -104,7 +104,7 @@ export function presentIssue(issue: IssueRow, ctx: IssuePresentCtx): Record<stri
   out.references = { short: `#${issue.iid}`, relative, full: `${path}#${issue.iid}` };
   out.severity = 'UNKNOWN';
   if (ctx.subscribed !== undefined) out.subscribed = ctx.subscribed;
-  out.moved_to_id = null;
+  out.moved_to_id = issue.moved_to_id;
   out.imported = false;
   out.imported_from = 'none';
   out.service_desk_reply_to = null;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { nowIso } from '../../../db/database.js';
 import { findUserRefsByIds } from '../../../db/repositories/users.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
-import { forbidden, notFound, paramError, unauthorized } from '../../../http/errors.js';
+import { apiError, forbidden, notFound, paramError, unauthorized } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { keysetNotAvailable, paginateArray, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
 import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
@@ -20,6 +20,7 @@ import { canAdminIssues, canCreateIssue, canDeleteIssue, canReadIssues, canUpdat
 import { buildIssueQuery, orderColumns, orderIssues, type IssueFilters, type IssueScope } from '../../../services/issues/list.js';
 import { findIssueById, loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
 import { registerClosingHooks } from '../../../services/issues/closing.js';
+import { copyIssue } from '../../../services/issues/move.js';
 import { createIssue, deleteIssue, deleteProjectIssues, updateIssue } from '../../../services/issues/write.js';
 import { presentIssue, type IssuePresentCtx } from '../entities/issue.js';
 import { presentMergeRequestBasic } from '../entities/merge-request.js';
@@ -224,6 +225,26 @@ export function registerIssueRoutes(app: FastifyInstance): void {
       const bundle = await loadBundle(c.app.db, rows);
       // Only requests of projects whose merge requests the caller may read (the list query's rule).
       return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));
+    });
+  }
+
+  // POST …/move and …/clone (Issues::MoveService, CloneService): 201 with the new issue; refusals are 400.
+  for (const action of ['move', 'clone'] as const) {
+    route(app, 'POST', `/projects/:id/issues/:issue_iid/${action}`, async function moveOrClone(c) {
+      const user = c.requireUser();
+      const s = await issueFromPath(c).catch((e) => {
+        throw (e as { status?: number }).status === 404 ? notFound('Issue') : e;
+      });
+      if (!c.params.has('to_project_id')) throw paramError('to_project_id is missing');
+      const withNotes = action === 'clone' ? c.params.bool('with_notes') === true : true;
+      const target = await issueProject(c, String(c.params.raw.to_project_id));
+      const noun = action === 'move' ? 'move' : 'clone';
+      // can_move? / can_clone?: not moved yet, admin_issue on the issue and in the target project.
+      const allowed = s.issue.moved_to_id === null && canAdminIssues(user, s.access) && canReadIssues(user, target.info, target.access) && canAdminIssues(user, target.access) && !target.info.project.archived && !s.info.project.archived;
+      if (!allowed) throw apiError(400, `Cannot ${noun} issue due to insufficient permissions!`);
+      if (action === 'move' && target.info.project.id === s.info.project.id) throw apiError(400, 'Cannot move issue to project it originates from!');
+      const created = await copyIssue(c.app, { info: s.info, issue: s.issue }, target.info, user, { move: action === 'move', withNotes });
+      return presentFresh(c, target, created);
     });
   }
 
