@@ -144,6 +144,19 @@ describe.each(CONFIGS)('response schemas (%s)', (_name, env) => {
     await ok('POST', '/projects/:id/merge_requests/:merge_request_iid/time_estimate', m, { json: { duration: '3h 30m' } });
     await ok('POST', '/projects/:id/merge_requests/:merge_request_iid/add_spent_time', m, { json: { duration: '1h' } });
     await ok('PUT', '/projects/:id/merge_requests/:merge_request_iid', m, { json: { discussion_locked: true, remove_source_branch: true } });
+    // Issues: one with everything (closed by the merge of mr2 below), a confidential one, a link, notes, awards.
+    ids.issue = await ok('POST', '/projects/:id/issues', { id: p.id }, {
+      json: { title: 'An issue', description: '- [ ] task', labels: 'bug,ui', milestone_id: ids.milestone.id, assignee_ids: [alice.id], due_date: '2030-01-01' },
+    });
+    ids.issue2 = await ok('POST', '/projects/:id/issues', { id: p.id }, { json: { title: 'Secret', confidential: true, description: 'plain' } });
+    const iss = { id: p.id, issue_iid: ids.issue.iid };
+    await ok('POST', '/projects/:id/issues/:issue_iid/links', iss, { json: { target_project_id: p.id, target_issue_iid: ids.issue2.iid } });
+    ids.issueLinkId = (await ok('GET', '/projects/:id/issues/:issue_iid/links', iss))[0].issue_link_id;
+    ids.issueAward = await ok('POST', '/projects/:id/issues/:issue_iid/award_emoji', iss, { json: { name: 'thumbsup' } });
+    ids.issueNote = await ok('POST', '/projects/:id/issues/:issue_iid/notes', iss, { json: { body: 'an issue note' } });
+    ids.issueThread = await ok('POST', '/projects/:id/issues/:issue_iid/discussions', iss, { json: { body: 'an issue thread' } });
+    await ok('POST', '/projects/:id/issues/:issue_iid/time_estimate', iss, { json: { duration: '2h' } });
+    await ok('PUT', '/projects/:id/merge_requests/:merge_request_iid', { id: p.id, merge_request_iid: mr2.iid }, { json: { description: `Closes #${ids.issue2.iid}` } });
     // CI records: a status (which makes a pipeline), a merge request pipeline, deployments.
     await ok('POST', '/projects/:id/statuses/:sha', { id: p.id, sha: ids.featureSha }, { json: { state: 'success', ref: 'feature', name: 'ci', coverage: 87.5, target_url: 'https://ci.example/1', description: 'ok' } });
     await ok('POST', '/projects/:id/statuses/:sha', { id: p.id, sha: ids.mainSha }, { json: { state: 'running' } });
@@ -190,12 +203,17 @@ describe.each(CONFIGS)('response schemas (%s)', (_name, env) => {
         if (under('personal_access_tokens/')) return ids.pat;
         if (under('keys/')) return ids.aliceKey.id;
         if (under('audit_events/')) return ids.audit;
+        if (under('issues/')) return ids.issue.id;
         return undefined;
       case 'user_id':
         // Alice is a direct member of the group, Bob of the project.
         return under('projects/') ? ids.bob.id : ids.alice.id;
       case 'merge_request_iid':
         return ids.mr1.iid;
+      case 'issue_iid':
+        return ids.issue.iid;
+      case 'issue_link_id':
+        return ids.issueLinkId;
       case 'label_id':
         return under('groups/') ? ids.groupLabel.id : ids.label.id;
       case 'milestone_id':
