@@ -78,6 +78,17 @@ describe('closing issues', () => {
     expect((await s.request('GET', `/projects/${p.id}/issues/${b.iid}`, { token: owner.token })).body.state).toBe('opened');
   });
 
+  it('merge_requests_count counts only merge requests the caller may read', async () => {
+    const pubP = await createProject(s, 'public-tracker', { token: owner.token, visibility: 'public' });
+    const target = await s.request('POST', `/projects/${pubP.id}/issues`, { token: owner.token, json: { title: 'Public bug' } });
+    await commit(s, p.id, 'fix-public', { 'pub.txt': 'x' }, { from: 'main' });
+    await openMr(s, p.id, 'fix-public', { description: `Fixes ${pubP.path_with_namespace}#${target.body.iid}` });
+    const url = `/projects/${pubP.id}/issues/${target.body.iid}`;
+    expect((await s.request('GET', url, { token: owner.token })).body.merge_requests_count).toBe(1);
+    expect((await s.request('GET', url, { token: null })).body.merge_requests_count).toBe(0);
+    expect((await s.request('GET', `${url}/closed_by`, { token: null })).body).toEqual([]);
+  });
+
   it('a merge request into another branch closes nothing', async () => {
     const d = await issue('Bug D');
     await commit(s, p.id, 'base2', { 'b.txt': 'b' }, { from: 'main' });
@@ -116,8 +127,12 @@ describe('issue webhooks', () => {
     await s.request('PUT', `/projects/${p.id}/issues/${i.iid}`, { token: owner.token, json: { state_event: 'reopen' } });
     await s.request('POST', `/projects/${p.id}/issues/${i.iid}/notes`, { token: dev.token, json: { body: 'A note' } });
     await s.request('POST', `/projects/${p.id}/issues/${i.iid}/award_emoji`, { token: dev.token, json: { name: 'thumbsup' } });
-    await issue('Hidden', { confidential: true });
+    const hidden = await issue('Hidden', { confidential: true });
+    await s.request('PUT', `/projects/${p.id}/hooks/${hook.body.id}`, { token: owner.token, json: { confidential_note_events: true } });
+    await s.request('POST', `/projects/${p.id}/issues/${hidden.iid}/notes`, { token: owner.token, json: { body: 'on a secret' } });
     await deliveriesSettled(s.app.lw);
+    const secretNote = received.find((r) => r.headers['x-gitlab-event'] === 'Confidential Note Hook');
+    expect(secretNote?.body).toMatchObject({ event_type: 'confidential_note', issue: { iid: hidden.iid, confidential: true } });
     const issueEvents = received.filter((r) => r.headers['x-gitlab-event'] === 'Issue Hook');
     expect(issueEvents.map((r) => r.body.object_attributes.action)).toEqual(['open', 'update', 'close', 'reopen']);
     const open = issueEvents[0].body;

@@ -139,7 +139,7 @@ describe('issues: update, close, reopen, delete', () => {
     const u = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { title: 'Changed', add_labels: 'c', remove_labels: 'a', discussion_locked: true, confidential: true } });
     expect(u.status).toBe(200);
     expect(u.body).toMatchObject({ title: 'Changed', labels: ['b', 'c'], discussion_locked: true, confidential: true });
-    const closed = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { state_event: 'close' } });
+    const closed = await s.request('PUT', `/projects/${p.id}/issues/${iid}`, { token: owner.token, json: { state_event: 'close', discussion_locked: false } });
     expect(closed.body).toMatchObject({ state: 'closed', closed_by: { username: 'owner' } });
     expect(closed.body.closed_at).toMatch(/^\d{4}-/);
     expect((await s.request('GET', `/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(0);
@@ -405,5 +405,85 @@ describe('issues: move and clone', () => {
     // Guests cannot move; an unknown issue is 404 Issue Not Found.
     expect((await s.request('POST', `/projects/${pub.id}/issues/1/move`, { token: guest.token, json: { to_project_id: priv.id } })).body).toEqual({ message: 'Cannot move issue due to insufficient permissions!' });
     expect((await s.request('POST', `/projects/${to.id}/issues/999/move`, { token: owner.token, json: { to_project_id: from.id } })).body).toEqual({ message: '404 Issue Not Found' });
+  });
+});
+
+describe('issues: access and integrity rules', () => {
+  it('expired memberships give no issues in lists across projects; shares do', async () => {
+    const p = await createProject(s, 'expiring', { token: owner.token });
+    const temp = await s.createUser('temp');
+    await addMember(s, p.id, temp.id, 15);
+    await post(owner.token, p.id, { title: 'Private issue' });
+    await post(owner.token, p.id, { title: 'Private secret', confidential: true });
+    const mine = async (path: string) => (await s.request('GET', path, { token: temp.token, query: { scope: 'all', per_page: 100 } })).body;
+    const here = async () => (await mine('/issues')).filter((i: any) => i.project_id === p.id).map((i: any) => i.title);
+    expect(await here()).toEqual(['Private secret', 'Private issue']);
+    await s.app.lw.db.updateTable('members').set({ expires_at: '2000-01-01' }).where('user_id', '=', temp.id).execute();
+    expect(await here()).toEqual([]);
+    // A group the project is shared with gives its members the issues (not the confidential one below Planner).
+    const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'readers', path: 'readers' } });
+    await s.request('POST', `/groups/${g.body.id}/members`, { token: owner.token, json: { user_id: temp.id, access_level: 30 } });
+    expect((await s.request('POST', `/projects/${p.id}/share`, { token: owner.token, json: { group_id: g.body.id, group_access: 10 } })).status).toBe(201);
+    expect(await here()).toEqual(['Private issue']);
+  });
+
+  it('many labels filter in one statement; more than 1,000 are a 400', async () => {
+    const p = await createProject(s, 'labelled', { token: owner.token, visibility: 'public' });
+    await post(owner.token, p.id, { title: 'Both', labels: 'a,b' });
+    await post(owner.token, p.id, { title: 'One', labels: 'a' });
+    const both = await s.request('GET', `/projects/${p.id}/issues`, { token: null, query: { labels: 'A,b' } });
+    expect(both.body.map((i: any) => i.title)).toEqual(['Both']);
+    const many = Array.from({ length: 200 }, (_, i) => `l${i}`).join(',');
+    expect((await s.request('GET', `/projects/${p.id}/issues`, { token: null, query: { labels: many } })).body).toEqual([]);
+    expect((await s.request('GET', `/projects/${p.id}/issues`, { token: null, query: { 'not[labels]': 'b' } })).body.map((i: any) => i.title)).toEqual(['One']);
+    const tooMany = Array.from({ length: 1001 }, (_, i) => `l${i}`).join(',');
+    expect((await s.request('GET', `/projects/${p.id}/issues`, { token: null, query: { labels: tooMany } })).body).toEqual({ error: 'labels has too many values (maximum is 1000)' });
+    const huge = await post(owner.token, p.id, { title: 'x', assignee_ids: Array.from({ length: 70_000 }, (_, i) => i + 1) });
+    expect(huge.status).toBe(201);
+  });
+
+  it('an author may not lift confidentiality nor track time; a project Guest sets metadata on creation', async () => {
+    const c = await post(outsider.token, pub.id, { title: 'Mine and secret', confidential: true });
+    const lift = await s.request('PUT', `/projects/${pub.id}/issues/${c.body.iid}`, { token: outsider.token, json: { confidential: false, title: 'Renamed' } });
+    expect(lift.body).toMatchObject({ title: 'Renamed', confidential: true });
+    expect((await s.request('POST', `/projects/${pub.id}/issues/${c.body.iid}/time_estimate`, { token: outsider.token, json: { duration: '1h' } })).status).toBe(403);
+    const g = await post(guest.token, pub.id, { title: 'Guest labels', labels: 'guest-label', assignee_ids: [guest.id] });
+    expect(g.body).toMatchObject({ labels: ['guest-label'], assignees: [{ username: 'guest' }] });
+    // An outsider cannot be assigned to a confidential issue they may not read.
+    const assign = await s.request('PUT', `/projects/${pub.id}/issues/${c.body.iid}`, { token: owner.token, json: { assignee_ids: [dev.id] } });
+    expect(assign.body.assignees.map((a: any) => a.username)).toEqual(['dev']);
+    const secret = await post(owner.token, pub.id, { title: 'Owner secret', confidential: true });
+    const notOutsider = await s.request('PUT', `/projects/${pub.id}/issues/${secret.body.iid}`, { token: owner.token, json: { assignee_ids: [outsider.id] } });
+    expect(notOutsider.body.assignees).toEqual([]);
+    expect((await s.request('GET', `/projects/${pub.id}/issues/${secret.body.iid}`, { token: outsider.token })).status).toBe(404);
+  });
+
+  it('open_issues_count leaves out confidential issues for those who may not read them, and is absent where issues are hidden', async () => {
+    const p = await createProject(s, 'counting', { token: owner.token, visibility: 'public' });
+    await post(owner.token, p.id, { title: 'Open' });
+    const c = await post(owner.token, p.id, { title: 'Hidden open', confidential: true });
+    expect((await s.request('GET', `/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(2);
+    expect((await s.request('GET', `/projects/${p.id}`, { token: null })).body.open_issues_count).toBe(1);
+    await s.request('PUT', `/projects/${p.id}/issues/${c.body.iid}`, { token: owner.token, json: { confidential: false } });
+    expect((await s.request('GET', `/projects/${p.id}`, { token: null })).body.open_issues_count).toBe(2);
+    await s.request('PUT', `/projects/${p.id}/issues/${c.body.iid}`, { token: owner.token, json: { confidential: true, state_event: 'close' } });
+    expect((await s.request('GET', `/projects/${p.id}`, { token: null })).body.open_issues_count).toBe(1);
+    await s.request('PUT', `/projects/${p.id}`, { token: owner.token, json: { issues_access_level: 'private' } });
+    expect((await s.request('GET', `/projects/${p.id}`, { token: null })).body.open_issues_count).toBeUndefined();
+    expect((await s.request('GET', `/projects/${p.id}`, { token: owner.token })).body.open_issues_count).toBe(1);
+  });
+
+  it('a locked closed issue stays closed; iids stop at the largest integer; a taken iid is Duplicated issue', async () => {
+    const p = await createProject(s, 'limits', { token: owner.token });
+    const c = await post(owner.token, p.id, { title: 'Lock me', discussion_locked: true });
+    await s.request('PUT', `/projects/${p.id}/issues/${c.body.iid}`, { token: owner.token, json: { state_event: 'close' } });
+    const reopen = await s.request('PUT', `/projects/${p.id}/issues/${c.body.iid}`, { token: owner.token, json: { state_event: 'reopen' } });
+    expect(reopen.body.state).toBe('closed');
+    expect((await post(owner.token, p.id, { title: 'too big', iid: 2_147_483_647 })).status).toBe(400);
+    expect((await post(owner.token, p.id, { title: 'last but one', iid: 2_147_483_646 })).body.iid).toBe(2_147_483_646);
+    expect((await post(owner.token, p.id, { title: 'last' })).body.iid).toBe(2_147_483_647);
+    expect((await post(owner.token, p.id, { title: 'none left' })).status).toBe(422);
+    expect((await post(owner.token, p.id, { title: 'dup', iid: c.body.iid })).body).toEqual({ message: 'Duplicated issue' });
+    expect((await post(owner.token, p.id, { title: 'old', created_at: '0000-01-01T00:00:00Z' })).body).toEqual({ error: 'created_at is invalid' });
   });
 });

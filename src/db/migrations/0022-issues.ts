@@ -76,6 +76,8 @@ export const issues: LabwrightMigration = {
     await index(ctx, 'issue_links_target', 'issue_links', 'target_id');
     await ctx.db.schema.alterTable('projects').addColumn('issue_iid_counter', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     await ctx.db.schema.alterTable('projects').addColumn('open_issues_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    // The confidential ones among them (shown only to callers who may read confidential issues).
+    await ctx.db.schema.alterTable('projects').addColumn('open_confidential_issues_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     for (const t of ['issues', 'issue_assignees', 'issue_labels', 'merge_requests_closing_issues', 'issue_links']) await notifyChanges(ctx, t);
   },
 };

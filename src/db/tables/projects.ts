@@ -58,6 +58,7 @@ export interface ProjectsTable {
   /** Migration 0022: the last issue iid given, and the open issues (GitLab's open_issues_count). */
   issue_iid_counter: Generated<number>;
   open_issues_count: Generated<number>;
+  open_confidential_issues_count: Generated<number>;
   last_activity_at: string;
   created_at: string;
   updated_at: string;

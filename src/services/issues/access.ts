@@ -1,6 +1,8 @@
 // Who may do what with issues (GitLab's ProjectPolicy and IssuePolicy for the issue tracker): the
 // feature's access level, confidential issues, and the write rules the API applies.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { escapeLike } from '../../db/sql-helpers.js';
+import { membershipCondition } from '../projects/list.js';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { AccessLevel } from '../access.js';
@@ -51,34 +53,34 @@ export function canDeleteIssue(user: UserRow | null, access: number): boolean {
 }
 
 /**
- * Projects whose issues the user may read (lists across projects): admins all; public projects
- * (internal ones for users who are not external) with the feature enabled; and projects where the
- * user is a member (directly, through an ancestor group, or as the personal namespace's owner) at
- * `minLevel` or above, the feature not disabled.
+ * Projects whose issues the user may read (lists across projects), as a subquery of project ids:
+ * admins all; public projects (internal ones for users who are not external) with the feature
+ * enabled; and projects the user reaches through membership at `minLevel` or above (direct, an
+ * ancestor group, a personal namespace, a project or group share; unexpired: the projects list's
+ * membershipCondition), the feature not disabled. `groupTraversal`: only projects in that group
+ * and its subgroups; `nonArchived`: not archived ones.
  */
-export function issueProjectIds(db: Kysely<DB>, user: UserRow | null, opts: { minLevel?: number; membersOnly?: boolean } = {}) {
-  let q = db.selectFrom('projects as p').innerJoin('namespaces as n', 'n.id', 'p.namespace_id').select('p.id').where('p.issues_access_level', '!=', 'disabled');
+export async function issueProjectIds(
+  db: Kysely<DB>,
+  user: UserRow | null,
+  opts: { minLevel?: number; membersOnly?: boolean; groupTraversal?: string; nonArchived?: boolean } = {},
+) {
+  let q = db.selectFrom('projects').select('projects.id').where('projects.issues_access_level', '!=', 'disabled');
+  if (opts.groupTraversal !== undefined) {
+    const prefix = `${escapeLike(opts.groupTraversal)}%`;
+    q = q.where('projects.namespace_id', 'in', db.selectFrom('namespaces').select('namespaces.id').where(sql<SqlBool>`namespaces.traversal like ${prefix} escape '\\'`));
+  }
+  if (opts.nonArchived) q = q.where('projects.archived', '=', 0);
   if (user?.is_admin) return q;
-  const uid = user?.id ?? -1;
-  const level = opts.minLevel ?? AccessLevel.GUEST;
-  q = q.where((eb) => {
-    const member = eb.or([
-      eb('n.owner_id', '=', uid),
-      eb.exists(eb.selectFrom('members as m').select('m.id').where('m.source_type', '=', 'Project').whereRef('m.source_id', '=', 'p.id').where('m.user_id', '=', uid).where('m.access_level', '>=', level)),
-      eb.exists(
-        eb
-          .selectFrom('members as gm')
-          .select('gm.id')
-          .where('gm.source_type', '=', 'Namespace')
-          .where('gm.user_id', '=', uid)
-          .where('gm.access_level', '>=', level)
-          .where(sql<boolean>`n.traversal like ${sql.raw("'%/'")} || cast(gm.source_id as text) || ${sql.raw("'/%'")}`),
-      ),
-    ]);
-    if (opts.membersOnly) return member;
-    const open = [eb('p.visibility', '=', 'public')];
-    if (user && !user.external) open.push(eb('p.visibility', '=', 'internal'));
-    return eb.or([eb.and([eb.or(open), eb('p.issues_access_level', '=', 'enabled')]), member]);
+  const member = user ? await membershipCondition(db, user, opts.minLevel ?? AccessLevel.GUEST) : null;
+  return q.where((eb) => {
+    const ors: Expression<SqlBool>[] = [];
+    if (member) ors.push(member(eb));
+    if (!opts.membersOnly) {
+      const open = [eb('projects.visibility', '=', 'public')];
+      if (user && !user.external) open.push(eb('projects.visibility', '=', 'internal'));
+      ors.push(eb.and([eb.or(open), eb('projects.issues_access_level', '=', 'enabled')]));
+    }
+    return ors.length ? eb.or(ors) : sql<SqlBool>`1 = 0`;
   });
-  return q;
 }

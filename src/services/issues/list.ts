@@ -124,13 +124,38 @@ function applyMilestone(q: Q, title: string | undefined, wildcard: IssueFilters[
   return q.where('issues.milestone_id', 'in', (eb) => eb.selectFrom('milestones').select('milestones.id').where('milestones.title', '=', title));
 }
 
+/**
+ * Issues with every one of the labels: one subquery grouping the issue's matching links (one
+ * EXISTS per label makes PostgreSQL's planning time grow fast with the number of labels).
+ */
+function withAllLabels(eb: EB, titles: string[]) {
+  const lower = [...new Set(titles.map((t) => t.toLowerCase()))];
+  return eb(
+    'issues.id',
+    'in',
+    eb
+      .selectFrom('issue_labels as il')
+      .innerJoin('labels as l', 'l.id', 'il.label_id')
+      .select('il.issue_id')
+      .where('l.title_lower', 'in', lower)
+      .groupBy('il.issue_id')
+      .having((h) => h.fn.count(sql`distinct l.title_lower`), '=', lower.length),
+  );
+}
+
+/** Issues with any of the labels (`not[labels]` excludes them). */
+function withAnyLabel(eb: EB, titles: string[]) {
+  const lower = [...new Set(titles.map((t) => t.toLowerCase()))];
+  return eb('issues.id', 'in', eb.selectFrom('issue_labels as il').innerJoin('labels as l', 'l.id', 'il.label_id').select('il.issue_id').where('l.title_lower', 'in', lower));
+}
+
 function applyLabels(q: Q, labels: string[] | undefined): Q {
   if (!labels?.length) return q;
   const lower = labels.map((l) => l.toLowerCase());
   if (lower.length === 1 && lower[0] === 'none') return q.where((eb) => eb.not(hasLabel(eb)));
   if (lower.length === 1 && lower[0] === 'any') return q.where((eb) => hasLabel(eb));
-  for (const l of labels) q = q.where((eb) => hasLabel(eb, l));
-  return q;
+  if (labels.length === 1) return q.where((eb) => hasLabel(eb, labels[0]));
+  return q.where((eb) => withAllLabels(eb, labels));
 }
 
 function addDays(day: string, n: number): string {
@@ -184,7 +209,7 @@ function nextMonthEnd(day: string): string {
 
 function applyNot(q: Q, not: IssueFilters['not'], user: UserRow | null): Q {
   if (!not) return q;
-  for (const l of not.labels ?? []) q = q.where((eb) => eb.not(hasLabel(eb, l)));
+  if (not.labels?.length) q = q.where((eb) => eb.not(withAnyLabel(eb, not.labels!)));
   if (not.milestoneId !== undefined) q = q.where((eb) => eb.or([eb('issues.milestone_id', 'is', null), eb.not(milestoneWildcard(eb, not.milestoneId!))]));
   if (not.milestone !== undefined) {
     const m = not.milestone;
@@ -244,18 +269,19 @@ function applyOrder(q: Q, orderBy: string, sort: 'asc' | 'desc'): Q {
 }
 
 /** The filtered query (unordered); `orderIssues` orders it. */
-export function buildIssueQuery(db: Kysely<DB>, scope: IssueScope, f: IssueFilters, user: UserRow | null): Q {
+export async function buildIssueQuery(db: Kysely<DB>, scope: IssueScope, f: IssueFilters, user: UserRow | null): Promise<Q> {
   let q = db.selectFrom('issues').selectAll('issues') as Q;
   if (scope.kind === 'project') {
     q = q.where('issues.project_id', '=', scope.projectId);
     // Confidential issues: all of them for Planners and up, else the caller's own and assigned ones.
     if (!user?.is_admin && scope.access < AccessLevel.PLANNER) q = q.where((eb) => visibleConfidential(eb, user, null));
   } else {
-    let projects = issueProjectIds(db, user);
-    if (scope.kind === 'group') projects = projects.where('n.traversal', 'like', `${escapeLike(scope.traversal)}%`);
-    if (f.nonArchived) projects = projects.where('p.archived', '=', 0);
+    const projects = await issueProjectIds(db, user, { groupTraversal: scope.kind === 'group' ? scope.traversal : undefined, nonArchived: f.nonArchived });
     q = q.where('issues.project_id', 'in', projects);
-    if (!user?.is_admin) q = q.where((eb) => visibleConfidential(eb, user, issueProjectIds(db, user, { minLevel: AccessLevel.PLANNER, membersOnly: true })));
+    if (!user?.is_admin) {
+      const planner = user ? await issueProjectIds(db, user, { minLevel: AccessLevel.PLANNER, membersOnly: true }) : null;
+      q = q.where((eb) => visibleConfidential(eb, user, planner));
+    }
   }
   if (f.state !== 'all') q = q.where('issues.state', '=', f.state);
   if (f.scope === 'created_by_me') q = q.where('issues.author_id', '=', user?.id ?? -1);
@@ -296,7 +322,7 @@ export function orderIssues(q: Q, f: Pick<IssueFilters, 'orderBy' | 'sort'>): Q 
 }
 
 /** Non-confidential issues, the caller's own and assigned ones, and (lists across projects) those of projects where the caller is a Planner or up. */
-function visibleConfidential(eb: EB, user: UserRow | null, plannerProjects: ReturnType<typeof issueProjectIds> | null) {
+function visibleConfidential(eb: EB, user: UserRow | null, plannerProjects: Awaited<ReturnType<typeof issueProjectIds>> | null) {
   const ors = [eb('issues.confidential', '=', 0)];
   if (user) {
     ors.push(eb('issues.author_id', '=', user.id));

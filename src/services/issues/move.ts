@@ -11,7 +11,8 @@ import { groupScopeIds } from '../merge-requests/attributes.js';
 import { newDiscussionId } from '../merge-requests/notes.js';
 import type { ProjectInfo } from '../merge-requests/rows.js';
 import { findIssueById, type IssueRow } from './rows.js';
-import { closeIssue } from './write.js';
+import { adjustOpenCount, closeIssue, MAX_IID } from './write.js';
+import { unprocessable } from '../../http/errors.js';
 
 export async function copyIssue(app: AppContext, from: { info: ProjectInfo; issue: IssueRow }, to: ProjectInfo, user: UserRow, opts: { move: boolean; withNotes: boolean }): Promise<IssueRow> {
   const src = from.issue;
@@ -22,10 +23,12 @@ export async function copyIssue(app: AppContext, from: { info: ProjectInfo; issu
   const newId = await app.database.transaction(async (trx) => {
     const counter = await trx
       .updateTable('projects')
-      .set((eb) => ({ issue_iid_counter: eb('issue_iid_counter', '+', 1), open_issues_count: eb('open_issues_count', '+', closedCopy ? 0 : 1) }))
+      .set((eb) => ({ issue_iid_counter: eb('issue_iid_counter', '+', 1) }))
       .where('id', '=', to.project.id)
+      .where('issue_iid_counter', '<', MAX_IID)
       .returning('issue_iid_counter')
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    if (!counter) throw unprocessable(['Iid has reached its largest value']);
     const labels = await trx
       .selectFrom('issue_labels')
       .innerJoin('labels', 'labels.id', 'issue_labels.label_id')
@@ -85,6 +88,7 @@ export async function copyIssue(app: AppContext, from: { info: ProjectInfo; issu
       .returning('id')
       .executeTakeFirstOrThrow();
     const id = row.id;
+    if (!closedCopy) await adjustOpenCount(trx, to.project.id, 1, src.confidential === 1);
     const assignees = await trx.selectFrom('issue_assignees').select(['user_id', 'position']).where('issue_id', '=', src.id).execute();
     if (assignees.length) await trx.insertInto('issue_assignees').values(assignees.map((a) => ({ issue_id: id, user_id: a.user_id, position: a.position }))).execute();
     const labelIds = [...new Set(titles.map((t) => labelByTitle.get(t)).filter((x): x is number => x !== undefined))];

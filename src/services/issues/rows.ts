@@ -4,7 +4,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { IssuesTable } from '../../db/tables/issues.js';
 import { selectBatch } from '../../db/batch.js';
-import { findUserRefsByIds, type UserRefRow } from '../../db/repositories/users.js';
+import { findUserRefsByIds, type UserRefRow, type UserRow } from '../../db/repositories/users.js';
+import { readableProjectIds } from '../merge-requests/list.js';
 import { joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../projects/lookup.js';
 import type { LabelRow, MilestoneRow, ProjectInfo } from '../merge-requests/rows.js';
 
@@ -23,7 +24,11 @@ export interface IssueBundle {
 
 export const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
 
-export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: ProjectInfo[] = []): Promise<IssueBundle> {
+/**
+ * `viewer`: the caller whose view this is (merge requests counted in `merge_requests_count` are
+ * those they may read); left out (webhooks), every one counts.
+ */
+export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: ProjectInfo[] = [], viewer?: UserRow | null): Promise<IssueBundle> {
   const ids = rows.map((r) => r.id);
   const knownMap = new Map(known.map((k) => [k.project.id, k]));
   const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !knownMap.has(id));
@@ -47,6 +52,7 @@ export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: P
           .select((eb) => ['c.issue_id', eb.fn.countAll<number>().as('n')])
           .where('c.issue_id', 'in', ids)
           .where('m.state', '!=', 'closed')
+          .$if(viewer !== undefined, (q) => q.where('m.project_id', 'in', readableProjectIds(db, viewer ?? null)))
           .groupBy('c.issue_id'),
         ...(missingProjects.length ? projectQueries(db, missingProjects) : {}),
       })

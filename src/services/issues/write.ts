@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { apiError, notFound, unprocessable, validationError } from '../../http/errors.js';
 import { isUniqueViolation } from '../projects/unique.js';
 import { existingUserIds, milestoneById, resolveLabels } from '../merge-requests/attributes.js';
 import type { ProjectInfo } from '../merge-requests/rows.js';
@@ -16,6 +16,8 @@ import { emitEvent, eventsWanted } from '../events.js';
 
 export const MAX_TITLE = 255;
 export const MAX_DESCRIPTION = 1_048_576;
+/** The largest iid (an integer column). */
+export const MAX_IID = 2_147_483_647;
 
 export interface IssueAttributes {
   title?: string;
@@ -67,11 +69,23 @@ async function setIssueAssignees(trx: Transaction<DB>, issueId: number, userIds:
   if (userIds.length) await trx.insertInto('issue_assignees').values(userIds.map((user_id, position) => ({ issue_id: issueId, user_id, position }))).execute();
 }
 
-async function adjustOpenCount(trx: Transaction<DB>, projectId: number, delta: number): Promise<void> {
-  if (delta === 0) return;
+/**
+ * Keeps the project's open issue counts: all of them, and the confidential ones among them (callers
+ * who may not read confidential issues see the difference, as GitLab's OpenIssuesCountService).
+ */
+export async function adjustOpenCount(trx: Transaction<DB>, projectId: number, delta: number, confidential: boolean, confidentialDelta = confidential ? delta : 0): Promise<void> {
+  if (delta === 0 && confidentialDelta === 0) return;
   await trx
     .updateTable('projects')
-    .set((eb) => ({ open_issues_count: eb.case().when(eb('open_issues_count', '+', delta), '<', 0).then(0).else(eb('open_issues_count', '+', delta)).end() }))
+    .set((eb) => ({
+      open_issues_count: eb.case().when(eb('open_issues_count', '+', delta), '<', 0).then(0).else(eb('open_issues_count', '+', delta)).end(),
+      open_confidential_issues_count: eb
+        .case()
+        .when(eb('open_confidential_issues_count', '+', confidentialDelta), '<', 0)
+        .then(0)
+        .else(eb('open_confidential_issues_count', '+', confidentialDelta))
+        .end(),
+    }))
     .where('id', '=', projectId)
     .execute();
 }
@@ -89,9 +103,13 @@ export async function createIssue(app: AppContext, info: ProjectInfo, author: Us
         .updateTable('projects')
         .set((eb) => ({ issue_iid_counter: input.iid !== undefined ? eb.case().when('issue_iid_counter', '<', input.iid).then(input.iid).else(eb.ref('issue_iid_counter')).end() : eb('issue_iid_counter', '+', 1) }))
         .where('id', '=', info.project.id)
+        .$if(input.iid === undefined, (q) => q.where('issue_iid_counter', '<', MAX_IID))
         .returning('issue_iid_counter')
         .executeTakeFirst();
-      if (!counter) throw notFound('Project');
+      if (!counter) {
+        if (!(await trx.selectFrom('projects').select('id').where('id', '=', info.project.id).executeTakeFirst())) throw notFound('Project');
+        throw unprocessable(['Iid has reached its largest value']);
+      }
       const row = await trx
         .insertInto('issues')
         .values({
@@ -116,15 +134,15 @@ export async function createIssue(app: AppContext, info: ProjectInfo, author: Us
         .executeTakeFirstOrThrow();
       await setIssueAssignees(trx, row.id, assignees, true);
       if (titles.length) await setIssueLabels(trx, row.id, (await resolveLabels(trx, info, titles, true)).map((l) => l.id), true);
-      await adjustOpenCount(trx, info.project.id, 1);
+      await adjustOpenCount(trx, info.project.id, 1, input.confidential === true);
       return row.id;
     });
     const issue = (await findIssueById(app.db, id))!;
     await emitEvent(app, { kind: 'issue', projectId: info.project.id, info, issue, userId: author.id, action: 'open' });
     return issue;
   } catch (e) {
-    // An iid given by an Owner that another issue has (GitLab's uniqueness validation on iid).
-    if (isUniqueViolation(e)) throw conflict(['Iid has already been taken']);
+    // An iid given by an Owner that another issue has (GitLab's rescue of RecordNotUnique).
+    if (isUniqueViolation(e)) throw apiError(409, 'Duplicated issue');
     throw e;
   }
 }
@@ -153,7 +171,8 @@ export async function updateIssue(app: AppContext, info: ProjectInfo, issue: Iss
     if (attrs.stateEvent === 'close' && current.state === 'opened') {
       Object.assign(set, { state: 'closed', closed_at: now, closed_by_id: user.id });
       delta = -1;
-    } else if (attrs.stateEvent === 'reopen' && current.state === 'closed') {
+    } else if (attrs.stateEvent === 'reopen' && current.state === 'closed' && current.discussion_locked !== 1) {
+      // A closed issue whose discussion is locked stays closed (IssuePolicy: locked prevents reopen_issue).
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
       delta = 1;
     }
@@ -171,7 +190,12 @@ export async function updateIssue(app: AppContext, info: ProjectInfo, issue: Iss
       }
       await setIssueLabels(trx, issue.id, ids, false);
     }
-    await adjustOpenCount(trx, issue.project_id, delta);
+    // Open and confidential before and after: the counts follow both the state and the flag.
+    const wasOpen = current.state === 'opened';
+    const isOpen = set.state !== undefined ? set.state === 'opened' : wasOpen;
+    const wasHidden = wasOpen && current.confidential === 1;
+    const isHidden = isOpen && (set.confidential !== undefined ? set.confidential === 1 : current.confidential === 1);
+    await adjustOpenCount(trx, issue.project_id, delta, false, Number(isHidden) - Number(wasHidden));
   });
   const fresh = (await findIssueById(app.db, issue.id))!;
   const action = issue.state === 'opened' && fresh.state === 'closed' ? 'close' : issue.state === 'closed' && fresh.state === 'opened' ? 'reopen' : 'update';
@@ -189,9 +213,9 @@ async function associations(db: Kysely<DB>, issueId: number) {
 
 /** Closes an issue (a merge request that closes it was merged); nothing when it is not open. */
 export async function closeIssue(trx: Transaction<DB>, issueId: number, userId: number, at: string): Promise<boolean> {
-  const res = await trx.updateTable('issues').set({ state: 'closed', closed_at: at, closed_by_id: userId, updated_at: at }).where('id', '=', issueId).where('state', '=', 'opened').returning('project_id').executeTakeFirst();
+  const res = await trx.updateTable('issues').set({ state: 'closed', closed_at: at, closed_by_id: userId, updated_at: at }).where('id', '=', issueId).where('state', '=', 'opened').returning(['project_id', 'confidential']).executeTakeFirst();
   if (!res) return false;
-  await adjustOpenCount(trx, res.project_id, -1);
+  await adjustOpenCount(trx, res.project_id, -1, res.confidential === 1);
   return true;
 }
 
@@ -219,9 +243,10 @@ export async function deleteProjectIssues(trx: Transaction<DB>, projectId: numbe
 
 export async function deleteIssue(app: AppContext, issue: IssueRow): Promise<void> {
   await app.database.transaction(async (trx) => {
-    const gone = await trx.deleteFrom('issues').where('id', '=', issue.id).returning(['state']).executeTakeFirst();
-    if (!gone) return;
+    const gone = await trx.deleteFrom('issues').where('id', '=', issue.id).returning(['state', 'confidential']).executeTakeFirst();
+    // Deleted by a request that raced this one.
+    if (!gone) throw notFound();
     await deleteIssueChildren(trx, () => [issue.id]);
-    if (gone.state === 'opened') await adjustOpenCount(trx, issue.project_id, -1);
+    if (gone.state === 'opened') await adjustOpenCount(trx, issue.project_id, -1, gone.confidential === 1);
   });
 }

@@ -9,12 +9,18 @@ import type { LabelRow, MilestoneRow, ProjectInfo } from './rows.js';
 
 export const DEFAULT_LABEL_COLOR = '#6699cc';
 
+/** Values per statement when looking many up (SQLite and PostgreSQL bound a statement's parameters). */
+const CHUNK = 500;
+
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** Group ids whose labels and milestones a project sees (its namespace and ancestors, groups only). */
 export function groupScopeIds(info: ProjectInfo): number[] {
   return info.namespace.kind === 'group' ? ancestorIds(info.namespace) : [];
 }
+
+/** The most label titles one parameter may name (more is a 400: every title is looked up, and may be created). */
+export const MAX_LABELS = 1000;
 
 /** Splits a comma list into trimmed, unique, non-empty titles. */
 export function splitLabels(raw: string[] | undefined): string[] | undefined {
@@ -31,13 +37,19 @@ export function splitLabels(raw: string[] | undefined): string[] | undefined {
 export async function resolveLabels(db: Db, info: ProjectInfo, titles: string[], create: boolean): Promise<LabelRow[]> {
   if (!titles.length) return [];
   const groups = groupScopeIds(info);
-  const existing = await db
-    .selectFrom('labels')
-    .selectAll()
-    .where('title', 'in', titles)
-    .where((eb) => eb.or([eb('project_id', '=', info.project.id), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
-    .orderBy('id')
-    .execute();
+  // In chunks: a statement takes a bounded number of parameters.
+  const existing: LabelRow[] = [];
+  for (let i = 0; i < titles.length; i += CHUNK) {
+    existing.push(
+      ...(await db
+        .selectFrom('labels')
+        .selectAll()
+        .where('title', 'in', titles.slice(i, i + CHUNK))
+        .where((eb) => eb.or([eb('project_id', '=', info.project.id), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
+        .execute()),
+    );
+  }
+  existing.sort((a, b) => a.id - b.id);
   const byTitle = new Map<string, LabelRow>();
   // Project labels win over group labels of the same title.
   for (const l of existing) if (!byTitle.has(l.title) || l.project_id !== null) byTitle.set(l.title, l);
@@ -99,8 +111,10 @@ export async function milestoneById(db: Db, info: ProjectInfo, id: number): Prom
 export async function existingUserIds(db: Db, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids.filter((id) => id > 0 && id <= 2_147_483_647))];
   if (!unique.length) return [];
-  const rows = await db.selectFrom('users').select('id').where('id', 'in', unique).execute();
-  const found = new Set(rows.map((r) => r.id));
+  const found = new Set<number>();
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    for (const r of await db.selectFrom('users').select('id').where('id', 'in', unique.slice(i, i + CHUNK)).execute()) found.add(r.id);
+  }
   return unique.filter((id) => found.has(id));
 }
 

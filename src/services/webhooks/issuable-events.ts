@@ -71,7 +71,7 @@ async function handle(app: AppContext, e: DomainEvent): Promise<void> {
         const onMr = e.note.noteable_type === 'MergeRequest';
         const [user, mr, issue] = await Promise.all([userRef(app, e.userId), onMr ? findMrById(app.db, e.note.noteable_id) : null, onIssue ? issueRef(e.note.noteable_id) : null]);
         if (!user || (onMr && !mr) || (onIssue && !issue)) return null;
-        return notePayload(app, { base, info, mr: mr ?? null, ...(issue ? { issue } : {}), note: e.note, user, action: e.action });
+        return notePayload(app, { base, info, mr: mr ?? null, ...(issue ? { issue: { ...issue, confidential: issue.attrs.confidential === true } } : {}), note: e.note, user, action: e.action });
       },
     });
   } else if (e.kind === 'release') {

@@ -236,7 +236,7 @@ export interface IssueHookRef {
 }
 
 /** A note event on a merge request (`mr`), an issue or a commit (Gitlab::DataBuilder::Note: `merge_request`, `issue` or `commit`). */
-export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow | null; issue?: IssueHookRef; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown> | null> {
+export async function notePayload(app: AppContext, p: { base: string; info: ProjectInfo; mr: MrRow | null; issue?: IssueHookRef & { confidential?: boolean }; note: NoteRow; user: UserRefRow; action?: 'create' | 'update' }): Promise<Record<string, unknown> | null> {
   const n = p.note;
   const web = projectWebUrl(p.base, p.info);
   let noteable: Record<string, unknown>;
@@ -255,7 +255,8 @@ export async function notePayload(app: AppContext, p: { base: string; info: Proj
   }
   return {
     object_kind: 'note',
-    event_type: n.internal === 1 ? 'confidential_note' : 'note',
+    // An internal note, or any note on a confidential issue (GitLab's note.confidential?(include_noteable: true)).
+    event_type: n.internal === 1 || p.issue?.confidential ? 'confidential_note' : 'note',
     user: userHookAttrs(p.base, p.user),
     project_id: p.info.project.id,
     project: projectHookAttrs(p.base, p.info),

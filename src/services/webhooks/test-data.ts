@@ -80,7 +80,7 @@ export async function testPayload(app: AppContext, found: FoundProject, user: Us
       const note = await app.db.selectFrom('notes').selectAll().where('project_id', '=', projectId).where('system', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
       const mr = note?.noteable_type === 'MergeRequest' ? await app.db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : null;
       const issueRow = note?.noteable_type === 'Issue' ? await app.db.selectFrom('issues').selectAll().where('id', '=', note.noteable_id).executeTakeFirst() : undefined;
-      const issue = issueRow ? { iid: issueRow.iid, attrs: await loadIssueHookAttrs(app, base, found, issueRow) } : undefined;
+      const issue = issueRow ? { iid: issueRow.iid, attrs: await loadIssueHookAttrs(app, base, found, issueRow), confidential: issueRow.confidential === 1 } : undefined;
       const payload = note ? await notePayload(app, { base, info: found, mr: mr ?? null, ...(issue ? { issue } : {}), note, user: me, action: 'create' }) : null;
       if (!payload) return { error: 'Ensure the project has notes.' };
       return { payload };

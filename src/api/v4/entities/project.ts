@@ -9,6 +9,7 @@ import { prepared, type BoundStatement } from '../../../db/prepared.js';
 import type { DB } from '../../../db/types.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel, ancestorIds, canReadProject } from '../../../services/access.js';
+import { canAdminIssues, canReadIssues } from '../../../services/issues/access.js';
 import { todayUtc } from '../../../services/personal-access-tokens.js';
 import { fullName, fullPath, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
@@ -246,7 +247,12 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
   o.import_type = null;
   o.import_status = isFork(row) ? 'finished' : 'none';
   o.import_error = null;
-  o.open_issues_count = row.open_issues_count ?? 0;
+  // GitLab shows it only to callers who may read the project's issues; confidential issues count
+  // for those who may read them (Planners and up), as its OpenIssuesCountService.
+  const access = ctx.access ?? 0;
+  if (canReadIssues(ctx.user ?? null, { project: row, namespace: ns }, access)) {
+    o.open_issues_count = canAdminIssues(ctx.user ?? null, access) ? row.open_issues_count : Math.max(0, row.open_issues_count - row.open_confidential_issues_count);
+  }
   o.description_html = row.description ? escapeHtml(row.description) : '';
   o.updated_at = row.updated_at;
   o.ci_config_path = row.ci_config_path;

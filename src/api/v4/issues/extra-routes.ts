@@ -7,15 +7,16 @@ import { nowIso } from '../../../db/database.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { badRequest, forbidden, notFound } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
-import { canUpdateIssue } from '../../../services/issues/access.js';
+import { canAdminIssues, canUpdateIssue } from '../../../services/issues/access.js';
 import { addAward, awardName, listAwards, removeAward, showAward } from '../merge-requests/awards.js';
 import { MAX_SECONDS, readDuration, timeStats } from '../merge-requests/time-routes.js';
 import { issueFromPath, type IssueScopeCtx } from './context.js';
 
+/** Time tracking writes: admin_issue (Planners and up), as GitLab's TimeTrackingEndpoints. */
 async function writable(c: Ctx): Promise<IssueScopeCtx> {
   const user = c.requireUser();
   const s = await issueFromPath(c);
-  if (!canUpdateIssue(user, s.info, s.access, s.issue, s.assignees)) throw forbidden();
+  if (!canUpdateIssue(user, s.info, s.access, s.issue, s.assignees) || !canAdminIssues(user, s.access)) throw forbidden();
   return s;
 }
 

@@ -32,14 +32,14 @@ function mayLink(c: Ctx, s: IssueScopeCtx): boolean {
 /** Issues among `ids` the caller may read (their projects' rules and confidentiality), by id. */
 async function readableByIds(c: Ctx, ids: number[]): Promise<Map<number, IssueRow>> {
   if (!ids.length) return new Map();
-  const rows = await buildIssueQuery(c.app.db, { kind: 'global' }, { state: 'all', scope: 'all', orderBy: 'id', sort: 'asc' }, c.user).where('issues.id', 'in', ids).execute();
+  const rows = await (await buildIssueQuery(c.app.db, { kind: 'global' }, { state: 'all', scope: 'all', orderBy: 'id', sort: 'asc' }, c.user)).where('issues.id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
 
 async function presentLink(c: Ctx, link: LinkRow, issues: Map<number, IssueRow>) {
   const source = issues.get(link.source_id)!;
   const target = issues.get(link.target_id)!;
-  const bundle = await loadIssueBundle(c.app.db, [source, target]);
+  const bundle = await loadIssueBundle(c.app.db, [source, target], [], c.user);
   return { source_issue: presentIssueBasic(source, { base: c.base, bundle }), target_issue: presentIssueBasic(target, { base: c.base, bundle }), link_type: link.link_type };
 }
 
@@ -70,7 +70,7 @@ export function registerIssueLinkRoutes(app: FastifyInstance): void {
     const readable = await readableByIds(c, rows.map(other));
     const shown = rows.filter((l) => readable.has(other(l)));
     const issues = shown.map((l) => readable.get(other(l))!);
-    const bundle = await loadIssueBundle(c.app.db, issues, [s.info]);
+    const bundle = await loadIssueBundle(c.app.db, issues, [s.info], c.user);
     return shown.map((l, i) => {
       const out = presentIssue(issues[i], { base: c.base, bundle });
       out.issue_link_id = l.id;

@@ -4,7 +4,7 @@ import type { Ctx } from '../../../http/route.js';
 import { paramError } from '../../../http/errors.js';
 import type { ParamHash } from '../../../http/params.js';
 import { Params } from '../../../http/params.js';
-import { splitLabels } from '../../../services/merge-requests/attributes.js';
+import { MAX_LABELS, splitLabels } from '../../../services/merge-requests/attributes.js';
 import { dbId } from '../../../services/merge-requests/rows.js';
 import { ISSUE_TYPES } from '../../../services/issues/rows.js';
 import type { IdFilter, IssueFilters } from '../../../services/issues/list.js';
@@ -42,7 +42,9 @@ function milestoneWildcard(p: Params, name: string): (typeof MILESTONE_WILDCARDS
 }
 
 function labelList(p: Params, name: string): string[] | undefined {
-  return splitLabels(p.stringArray(name, { comma: true }));
+  const titles = splitLabels(p.stringArray(name, { comma: true }));
+  if (titles && titles.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
+  return titles;
 }
 
 function parseNot(hash: ParamHash | undefined): IssueFilters['not'] {
@@ -154,7 +156,11 @@ export function parseIssueAttributes(c: Ctx, opts: { mayAdmin: boolean; owner: b
   const issueType = p.enum('issue_type', ISSUE_TYPES);
   const stateEvent = opts.create ? undefined : p.enum('state_event', ['close', 'reopen'] as const);
   const createdAt = p.datetime('created_at');
-  const updatedAt = opts.create ? undefined : p.datetime('updated_at');
+  // A date before 1970 cannot be used (as for notes).
+  if (createdAt !== undefined && Date.parse(createdAt) < 0) throw paramError('created_at is invalid');
+  const updatedAtRaw = opts.create ? undefined : p.datetime('updated_at');
+  if (updatedAtRaw !== undefined && Date.parse(updatedAtRaw) < 0) throw paramError('updated_at is invalid');
+  const updatedAt = updatedAtRaw;
   if (opts.mayAdmin) {
     Object.assign(attrs, { assigneeIds: assignees, labels, addLabels, removeLabels, milestoneId, dueDate, discussionLocked });
   }
@@ -173,6 +179,6 @@ export function parseIssueCreate(c: Ctx, opts: { mayAdmin: boolean; owner: boole
   const p = c.params;
   if (!p.has('title') || p.raw.title === null) throw paramError('title is missing');
   const attrs = parseIssueAttributes(c, { ...opts, create: true, mayConfidential: true });
-  const iid = p.int('iid', { min: 1 });
+  const iid = p.int('iid', { min: 1, max: 2_147_483_646 });
   return Object.assign(attrs, { title: attrs.title!, ...(opts.owner && iid !== undefined ? { iid } : {}) });
 }

@@ -3,12 +3,12 @@
 // statistics, participants, subscriptions and the merge requests that close an issue.
 import type { FastifyInstance } from 'fastify';
 import { nowIso } from '../../../db/database.js';
-import { findUserRefsByIds } from '../../../db/repositories/users.js';
+import { findUserById, findUserRefsByIds } from '../../../db/repositories/users.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { apiError, forbidden, notFound, paramError, unauthorized } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { keysetNotAvailable, paginateArray, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
-import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
+import { AccessLevel, canReadProject, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
 import { loadGroupById } from '../../../services/groups/lookup.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { userDeletionHooks } from '../../../services/users.js';
@@ -16,7 +16,8 @@ import { checkSpam } from '../../../services/merge-requests/spam.js';
 import { checkSearchRateLimit } from '../../../services/merge-requests/search-limit.js';
 import { dbId, loadBundle, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
 import { buildListQuery } from '../../../services/merge-requests/list.js';
-import { canAdminIssues, canCreateIssue, canDeleteIssue, canReadIssues, canUpdateIssue } from '../../../services/issues/access.js';
+import { canAdminIssues, canCreateIssue, canDeleteIssue, canReadIssue, canReadIssues, canUpdateIssue } from '../../../services/issues/access.js';
+import { effectiveAccess } from '../../../services/projects/lookup.js';
 import { buildIssueQuery, orderColumns, orderIssues, type IssueFilters, type IssueScope } from '../../../services/issues/list.js';
 import { findIssueById, loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
 import { registerClosingHooks } from '../../../services/issues/closing.js';
@@ -43,7 +44,7 @@ async function subscribedTo(c: Ctx, s: IssueScopeCtx): Promise<boolean> {
 }
 
 async function presentOne(c: Ctx, p: IssueProject, issue: IssueRow, subscribed?: boolean): Promise<Record<string, unknown>> {
-  const bundle = await loadIssueBundle(c.app.db, [issue], [p.info]);
+  const bundle = await loadIssueBundle(c.app.db, [issue], [p.info], c.user);
   return presentIssue(issue, { base: c.base, bundle, subscribed, withLabelsDetails: c.params.bool('with_labels_details') === true });
 }
 
@@ -57,7 +58,7 @@ async function listAndPresent(c: Ctx, scope: IssueScope, filters: IssueFilters, 
     c.noStore();
     checkSearchRateLimit(c.user ? `user:${c.user.id}` : `ip:${c.req.ip}`, c.user !== null);
   }
-  const q = buildIssueQuery(c.app.db, scope, filters, c.user);
+  const q = await buildIssueQuery(c.app.db, scope, filters, c.user);
   let rows: IssueRow[];
   if (wantsKeyset(c)) {
     // Keyset pagination: project lists, ordered by one of the keyset orderings (spec §4.2's table).
@@ -67,7 +68,7 @@ async function listAndPresent(c: Ctx, scope: IssueScope, filters: IssueFilters, 
   } else {
     rows = (await paginateOffset(c, orderIssues(q, filters))) as IssueRow[];
   }
-  const bundle = await loadIssueBundle(c.app.db, rows, known);
+  const bundle = await loadIssueBundle(c.app.db, rows, known, c.user);
   const pctx: IssuePresentCtx = { base: c.base, bundle, withLabelsDetails: c.params.bool('with_labels_details') === true, ...ctx };
   return rows.map((r) => presentIssue(r, pctx));
 }
@@ -83,7 +84,7 @@ async function groupParam(c: Ctx) {
 
 /** Counts by state of the filtered issues (GitLab's issues_statistics), the state filter itself ignored. */
 async function statistics(c: Ctx, scope: IssueScope, filters: IssueFilters) {
-  const rows = await buildIssueQuery(c.app.db, scope, { ...filters, state: 'all' }, c.user)
+  const rows = await (await buildIssueQuery(c.app.db, scope, { ...filters, state: 'all' }, c.user))
     .clearSelect()
     .select((eb) => ['issues.state', eb.fn.countAll<number>().as('n')])
     .groupBy('issues.state')
@@ -92,6 +93,20 @@ async function statistics(c: Ctx, scope: IssueScope, filters: IssueFilters) {
   const opened = by.get('opened') ?? 0;
   const closed = by.get('closed') ?? 0;
   return { statistics: { counts: { all: opened + closed, closed, opened } } };
+}
+
+/**
+ * The assignee kept (the free tier's first), if they may read the issue (GitLab's
+ * assignee_can_read?: the project's issues for a new issue, the issue itself otherwise).
+ */
+async function assignable(c: Ctx, p: IssueProject, ids: number[], issue: IssueRow | null): Promise<number[]> {
+  const first = ids.find((id) => id > 0);
+  const user = first === undefined ? undefined : await findUserById(c.app.db, dbId(first));
+  if (!user) return [];
+  const access = await effectiveAccess(c.app.db, user, p.info.project, p.info.namespace);
+  if (!canReadProject(user, p.info.project, access) || !canReadIssues(user, p.info, access)) return [];
+  if (issue && !canReadIssue(user, access, issue, [])) return [];
+  return [user.id];
 }
 
 function mayOwn(c: Ctx, p: IssueProject): boolean {
@@ -131,7 +146,7 @@ export function registerIssueRoutes(app: FastifyInstance): void {
     if (!/^\d+$/.test(raw)) throw paramError('id is invalid');
     const issue = raw.length > 10 ? undefined : await findIssueById(c.app.db, dbId(Number(raw)));
     if (!issue) throw notFound('Issue');
-    const bundle = await loadIssueBundle(c.app.db, [issue]);
+    const bundle = await loadIssueBundle(c.app.db, [issue], [], c.user);
     if (!bundle.projects.has(issue.project_id)) throw notFound('Issue');
     return presentIssue(issue, { base: c.base, bundle, subscribed: false });
   });
@@ -174,7 +189,9 @@ export function registerIssueRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/issues', async function createIssueRoute(c) {
     const user = c.requireUser();
     const p = await issueProject(c);
-    const input = parseIssueCreate(c, { mayAdmin: canAdminIssues(user, p.access), owner: mayOwn(c, p) });
+    // Project members (Guest and up) set a new issue's metadata too (GitLab's set_issue_metadata on creation).
+    const input = parseIssueCreate(c, { mayAdmin: canAdminIssues(user, p.access) || p.access >= AccessLevel.GUEST, owner: mayOwn(c, p) });
+    if (input.assigneeIds?.length) input.assigneeIds = await assignable(c, p, input.assigneeIds, null);
     if (!canCreateIssue(user, p.info, p.access)) throw forbidden();
     await checkSpam(c.app, { title: input.title, description: input.description ?? null, user, ip: c.req.ip }, captchaHeaders(c.req.headers), 'Issue');
     const issue = await createIssue(c.app, p.info, user, input);
@@ -187,7 +204,9 @@ export function registerIssueRoutes(app: FastifyInstance): void {
     c.params.requireAtLeastOne(UPDATE_PARAMS);
     if (!canUpdateIssue(user, s.info, s.access, s.issue, s.assignees)) throw forbidden();
     const mayAdmin = canAdminIssues(user, s.access);
-    const attrs = parseIssueAttributes(c, { mayAdmin, owner: mayOwn(c, s), create: false, mayConfidential: mayAdmin || s.issue.author_id === user.id });
+    // Confidentiality of an existing issue is metadata: Planners and up only (set_confidentiality).
+    const attrs = parseIssueAttributes(c, { mayAdmin, owner: mayOwn(c, s), create: false, mayConfidential: mayAdmin });
+    if (attrs.assigneeIds?.length) attrs.assigneeIds = await assignable(c, s, attrs.assigneeIds, s.issue);
     if (attrs.title !== undefined || attrs.description !== undefined) {
       await checkSpam(c.app, { title: attrs.title ?? s.issue.title, description: attrs.description ?? s.issue.description, user, ip: c.req.ip }, captchaHeaders(c.req.headers), 'Issue');
     }
@@ -253,9 +272,9 @@ export function registerIssueRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/projects/:id/merge_requests/:merge_request_iid/closes_issues', async function closesIssues(c) {
     const p = await mrFromPath(c);
     const ids = c.app.db.selectFrom('merge_requests_closing_issues').select('issue_id').where('merge_request_id', '=', p.mr.id);
-    const q = buildIssueQuery(c.app.db, { kind: 'global' }, { state: 'all', scope: 'all', orderBy: 'id', sort: 'asc' }, c.user).where('issues.id', 'in', ids);
+    const q = (await buildIssueQuery(c.app.db, { kind: 'global' }, { state: 'all', scope: 'all', orderBy: 'id', sort: 'asc' }, c.user)).where('issues.id', 'in', ids);
     const rows = (await paginateOffset(c, q.orderBy('issues.id', 'asc'))) as IssueRow[];
-    const bundle = await loadIssueBundle(c.app.db, rows, [p.info]);
+    const bundle = await loadIssueBundle(c.app.db, rows, [p.info], c.user);
     return rows.map((r) => presentIssue(r, { base: c.base, bundle }));
   });
 

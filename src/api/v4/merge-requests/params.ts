@@ -4,7 +4,7 @@ import type { Ctx } from '../../../http/route.js';
 import { paramError } from '../../../http/errors.js';
 import type { ParamHash } from '../../../http/params.js';
 import { Params } from '../../../http/params.js';
-import { splitLabels } from '../../../services/merge-requests/attributes.js';
+import { MAX_LABELS, splitLabels } from '../../../services/merge-requests/attributes.js';
 import type { IdFilter, ListFilters } from '../../../services/merge-requests/list.js';
 import { dbId } from '../../../services/merge-requests/rows.js';
 import type { CreateInput, MrAttributes } from '../../../services/merge-requests/write.js';
@@ -41,7 +41,9 @@ function approvedBy<T>(p: Params, name: string, read: () => T[] | undefined): T[
 }
 
 function labelList(p: Params, name: string): string[] | undefined {
-  return splitLabels(p.stringArray(name, { comma: true }));
+  const titles = splitLabels(p.stringArray(name, { comma: true }));
+  if (titles && titles.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
+  return titles;
 }
 
 function parseNot(hash: ParamHash | undefined): ListFilters['not'] {

@@ -160,9 +160,9 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const m = await findMilestone(c, o);
     const scope = o.kind === 'project' ? { kind: 'project' as const, projectId: o.id, access: o.access } : { kind: 'group' as const, groupId: o.id, traversal: o.traversal! };
     if (o.info && !canReadIssues(c.user, o.info, o.access)) return [];
-    const q = buildIssueQuery(c.app.db, scope, { state: 'all', scope: 'all', orderBy: 'created_at', sort: 'asc' }, c.user).where('issues.milestone_id', '=', m.id);
+    const q = (await buildIssueQuery(c.app.db, scope, { state: 'all', scope: 'all', orderBy: 'created_at', sort: 'asc' }, c.user)).where('issues.milestone_id', '=', m.id);
     const rows = (await paginateOffset(c, orderIssues(q, { orderBy: 'created_at', sort: 'asc' }))) as IssueRow[];
-    const bundle = await loadIssueBundle(c.app.db, rows, o.info ? [o.info] : []);
+    const bundle = await loadIssueBundle(c.app.db, rows, o.info ? [o.info] : [], c.user);
     return rows.map((r) => presentIssue(r, { base: c.base, bundle }));
   });
 }

@@ -113,7 +113,8 @@ export const Project = obj(
     import_type: NStr(),
     import_status: Str(),
     import_error: NStr(),
-    open_issues_count: Int(),
+    // When the caller may read the project's issues.
+    ...optional({ open_issues_count: Int() }),
     description_html: Str(),
     updated_at: Time(),
     ci_config_path: NStr(),
