@@ -63,6 +63,8 @@ export interface ListCommitsOptions {
   exclude?: string;
   reverse?: boolean;
   noMerges?: boolean;
+  /** Only commits whose message contains this text (any case). */
+  grep?: string;
 }
 
 /** History in `git log` order. Throws not_found when `ref` does not resolve. */
@@ -76,6 +78,8 @@ export async function listCommits(gitDir: string, opts: ListCommitsOptions): Pro
   if (opts.reverse) args.push('--reverse');
   if (opts.since !== undefined) args.push(`--since=${gitDateArg(opts.since)}`);
   if (opts.until !== undefined) args.push(`--until=${gitDateArg(opts.until)}`);
+  // A literal, case-insensitive search of the messages (the search API's commits scope).
+  if (opts.grep !== undefined) args.push('--regexp-ignore-case', '--fixed-strings', `--grep=${opts.grep}`);
   args.push('--end-of-options', opts.ref);
   if (opts.exclude !== undefined) {
     assertRev(opts.exclude);
@@ -370,4 +374,58 @@ export async function changedFilesOf(gitDir: string, shas: string[]): Promise<Ma
     else current.modified.push(path);
   }
   return out;
+}
+
+export interface FoundBlob {
+  path: string;
+  /** The first line of `data` (1-based). */
+  startline: number;
+  /** The matching lines with two lines of context around them. */
+  data: string;
+}
+
+/**
+ * Files of `ref` whose content contains `query` (literally, any case; binary files skipped), as
+ * GitLab's basic blob search: one result per group of matching lines with two lines of context.
+ * At most `limit` results; one `git grep`, its output bounded.
+ */
+export async function grepFiles(gitDir: string, ref: string, query: string, limit: number): Promise<FoundBlob[]> {
+  assertRev(ref);
+  // The ref was checked by assertRev (never an option); git grep takes no --end-of-options before it.
+  const args = ['grep', '-I', '-i', '-F', '-n', '--null', '-C', '2', '--no-color', '-e', query, ref, '--'];
+  const res = await runGit(args, { gitDir, okCodes: [0, 1, 128], maxBuffer: 8 * 1024 * 1024 });
+  if (res.code === 128) {
+    if (UNKNOWN_REV.test(res.stderr)) throw new GitError('not_found', `revision not found: ${ref}`, res.stderr);
+    throw new GitError('failed', 'git grep failed', res.stderr);
+  }
+  const out: FoundBlob[] = [];
+  const prefix = `${ref}:`;
+  let current: FoundBlob | null = null;
+  let lastLine = -1;
+  for (const line of res.stdout.toString('utf8').split('\n')) {
+    if (line === '--' || line === '') {
+      if (current) out.push(current);
+      current = null;
+      if (out.length >= limit) break;
+      continue;
+    }
+    const nul = line.indexOf('\u0000');
+    if (nul < 0) continue;
+    let path = line.slice(0, nul);
+    if (path.startsWith(prefix)) path = path.slice(prefix.length);
+    const rest = line.slice(nul + 1);
+    const m = /^(\d+)[:\-\u0000]/.exec(rest);
+    if (!m) continue;
+    const lineNo = Number(m[1]);
+    const text = rest.slice(m[0].length);
+    if (!current || current.path !== path || lineNo !== lastLine + 1) {
+      if (current) out.push(current);
+      if (out.length >= limit) break;
+      current = { path, startline: lineNo, data: '' };
+    }
+    current.data += `${text}\n`;
+    lastLine = lineNo;
+  }
+  if (current && out.length < limit) out.push(current);
+  return out.slice(0, limit);
 }

@@ -388,6 +388,11 @@ export class GitRepository {
     return read.listCommits(this.path, opts);
   }
 
+  /** Content search of `ref` (the search API's blobs scope). */
+  grepFiles(ref: string, query: string, limit: number): Promise<read.FoundBlob[]> {
+    return read.grepFiles(this.path, ref, query, limit);
+  }
+
   countCommits(ref: string, opts: { path?: string; firstParent?: boolean; exclude?: string } = {}): Promise<number> {
     return read.countCommits(this.path, ref, opts);
   }

@@ -18,6 +18,7 @@ import { registerProjectRoutes } from './projects/routes.js';
 import { registerProjectShareRoutes } from './projects/share.js';
 import { registerProtectedRefRoutes } from './protected-refs/routes.js';
 import { registerReleaseRoutes } from './releases/routes.js';
+import { registerSearchRoutes } from './search/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -44,6 +45,7 @@ export const apiModules: RouteModule[] = [
   registerProjectShareRoutes,
   registerProtectedRefRoutes,
   registerReleaseRoutes,
+  registerSearchRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

@@ -71,6 +71,9 @@ const CommitOrDryRun = ifHas(['dry_run'], obj({ dry_run: Str() }), Commit);
 /** GET /oauth/discovery/keys: the public keys ID tokens are signed with. */
 const Jwks = obj({ keys: Arr(obj({ kty: Str(), kid: Str(), e: Str(), n: Str(), use: Str(), alg: Str() })) });
 
+/** A search result: one of the scope's entities (each checked where its own route is). */
+const SearchResult = obj({});
+
 const API = '/api/v4';
 
 /** /api/v4 routes, paths without the prefix. */
@@ -332,6 +335,13 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /groups/:id/milestones/:milestone_id/issues': list(Issue),
 
   // merge-requests/list-routes.ts, crud-routes.ts
+  // search/routes.ts: lists of the scope's entity (Project, IssueBasic, MergeRequestBasic, Milestone, UserBasic, Note, CommitDetail, Blob)
+  'GET /search': list(SearchResult),
+  'GET /groups/:id/search': list(SearchResult),
+  'GET /groups/:id/-/search': list(SearchResult),
+  'GET /projects/:id/search': list(SearchResult),
+  'GET /projects/:id/-/search': list(SearchResult),
+
   // issues/routes.ts, extra-routes.ts, link-routes.ts
   'GET /issues': list(Issue),
   'GET /issues_statistics': json(IssuesStatistics),
