@@ -141,6 +141,12 @@ describe('python-gitlab issues', () => {
     expect(out.developer_delete).toEqual([403, '403 Forbidden']);
     expect(out.after_delete).toEqual([404, '404 Not found']);
     expect(out.count_after_delete).toBe(7);
+    expect(out.search_issues).toEqual(['Add dark mode']);
+    expect(out.search_project_issues.length).toBe(1);
+    expect(out.search_projects).toEqual(['tracker']);
+    expect(out.search_group_mrs).toBe(0);
+    expect(out.search_blobs).toEqual(['README.md']);
+    expect(out.global_blobs).toBe(400);
     expect(out.empty_title).toBe(400);
     expect(out.missing_issue).toEqual([404, '404 Not found']);
   }, 180_000);

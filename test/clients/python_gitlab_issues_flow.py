@@ -229,6 +229,17 @@ except gitlab.exceptions.GitlabGetError as e:
     out["after_delete"] = [e.response_code, str(e.error_message)]
 out["count_after_delete"] = len(project.issues.list(get_all=True))
 
+# Search (gl.search / group.search / project.search), as scripts look things up
+out["search_issues"] = sorted(i["title"] for i in gl.search("issues", "dark mode"))
+out["search_project_issues"] = [i["iid"] for i in project.search("issues", "dark mode")]
+out["search_projects"] = [p["name"] for p in gl.search("projects", "tracker")]
+out["search_group_mrs"] = len(group.search("merge_requests", "nothing-matches-this"))
+out["search_blobs"] = [b["path"] for b in project.search("blobs", "TRACKER")]
+try:
+    gl.search("blobs", "readme")
+except gitlab.exceptions.GitlabSearchError as e:
+    out["global_blobs"] = e.response_code
+
 # Errors as python-gitlab raises them
 try:
     project.issues.create({"title": ""})
