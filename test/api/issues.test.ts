@@ -487,3 +487,34 @@ describe('issues: access and integrity rules', () => {
     expect((await post(owner.token, p.id, { title: 'old', created_at: '0000-01-01T00:00:00Z' })).body).toEqual({ error: 'created_at is invalid' });
   });
 });
+
+describe('issues: concurrency and shares (re-verification)', () => {
+  it('five moves at once make one copy', async () => {
+    const from = await createProject(s, 'race-from', { token: owner.token });
+    const to = await createProject(s, 'race-to', { token: owner.token });
+    const orig = await post(owner.token, from.id, { title: 'Only once' });
+    const results = await Promise.all(Array.from({ length: 5 }, () => s.request('POST', `/projects/${from.id}/issues/${orig.body.iid}/move`, { token: owner.token, json: { to_project_id: to.id } })));
+    expect(results.filter((r) => r.status === 201).length).toBe(1);
+    expect(results.filter((r) => r.status === 400).length).toBe(4);
+    expect((await s.request('GET', `/projects/${to.id}/issues`, { token: owner.token })).body.length).toBe(1);
+  });
+
+  it('merge request lists across projects include projects reached through a share; many assignee names filter in one subquery', async () => {
+    const p = await createProject(s, 'shared-mrs', { token: owner.token });
+    const reader = await s.createUser('share-reader');
+    const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'mr-readers', path: 'mr-readers' } });
+    await s.request('POST', `/groups/${g.body.id}/members`, { token: owner.token, json: { user_id: reader.id, access_level: 30 } });
+    expect((await s.request('POST', `/projects/${p.id}/share`, { token: owner.token, json: { group_id: g.body.id, group_access: 30 } })).status).toBe(201);
+    await s.request('POST', `/projects/${p.id}/repository/branches`, { token: owner.token, json: { branch: 'topic', ref: 'main' } });
+    await s.request('POST', `/projects/${p.id}/repository/commits`, { token: owner.token, json: { branch: 'topic', commit_message: 'x', actions: [{ action: 'create', file_path: 'x.txt', content: 'x' }] } });
+    await s.request('POST', `/projects/${p.id}/merge_requests`, { token: owner.token, json: { source_branch: 'topic', target_branch: 'main', title: 'Shared MR' } });
+    const all = await s.request('GET', '/merge_requests', { token: reader.token, query: { scope: 'all', per_page: 100 } });
+    expect(all.body.filter((m: any) => m.project_id === p.id).map((m: any) => m.title)).toEqual(['Shared MR']);
+    const names = Array.from({ length: 80 }, (_, i) => `n${i}`);
+    const many = await s.request('GET', `/projects/${p.id}/issues?${names.map((n) => `assignee_username[]=${n}`).join('&')}`, { token: owner.token });
+    expect(many.status).toBe(200);
+    expect(many.body).toEqual([]);
+    const mrs = await s.request('GET', `/projects/${p.id}/merge_requests?${names.map((n) => `assignee_username[]=${n}`).join('&')}`, { token: owner.token });
+    expect(mrs.body).toEqual([]);
+  });
+});

@@ -125,22 +125,31 @@ function applyMilestone(q: Q, title: string | undefined, wildcard: IssueFilters[
 }
 
 /**
- * Issues with every one of the labels: one subquery grouping the issue's matching links (one
- * EXISTS per label makes PostgreSQL's planning time grow fast with the number of labels).
+ * Issues with every one of the labels: the issue's own matching links counted (one correlated
+ * subquery on the issue's index; one EXISTS per label makes PostgreSQL's planning time grow fast
+ * with the number of labels, and an uncorrelated GROUP BY would read every link of the instance).
  */
 function withAllLabels(eb: EB, titles: string[]) {
   const lower = [...new Set(titles.map((t) => t.toLowerCase()))];
-  return eb(
-    'issues.id',
-    'in',
-    eb
-      .selectFrom('issue_labels as il')
-      .innerJoin('labels as l', 'l.id', 'il.label_id')
-      .select('il.issue_id')
-      .where('l.title_lower', 'in', lower)
-      .groupBy('il.issue_id')
-      .having((h) => h.fn.count(sql`distinct l.title_lower`), '=', lower.length),
-  );
+  const matched = eb
+    .selectFrom('issue_labels as il')
+    .innerJoin('labels as l', 'l.id', 'il.label_id')
+    .select((e) => e.fn.count(sql`distinct l.title_lower`).as('n'))
+    .whereRef('il.issue_id', '=', 'issues.id')
+    .where('l.title_lower', 'in', lower);
+  return eb(matched, '=', lower.length);
+}
+
+/** Issues assigned to every one of the users (by username, any case): as withAllLabels. */
+function withAllAssignees(eb: EB, usernames: string[]) {
+  const lower = [...new Set(usernames.map((u) => u.toLowerCase()))];
+  const matched = eb
+    .selectFrom('issue_assignees as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .select((e) => e.fn.count(sql`distinct a.user_id`).as('n'))
+    .whereRef('a.issue_id', '=', 'issues.id')
+    .where(sql<string>`lower(u.username)`, 'in', lower);
+  return eb(matched, '=', lower.length);
 }
 
 /** Issues with any of the labels (`not[labels]` excludes them). */
@@ -291,7 +300,8 @@ export async function buildIssueQuery(db: Kysely<DB>, scope: IssueScope, f: Issu
   if (f.assigneeId === 'None') q = q.where((eb) => eb.not(hasAssignee(eb)));
   else if (f.assigneeId === 'Any') q = q.where((eb) => hasAssignee(eb));
   else if (f.assigneeId !== undefined) q = q.where((eb) => hasAssignee(eb, f.assigneeId as number));
-  for (const name of f.assigneeUsernames ?? []) q = q.where((eb) => hasAssignee(eb, undefined, name));
+  if (f.assigneeUsernames?.length === 1) q = q.where((eb) => hasAssignee(eb, undefined, f.assigneeUsernames![0]));
+  else if (f.assigneeUsernames?.length) q = q.where((eb) => withAllAssignees(eb, f.assigneeUsernames!));
   q = applyMilestone(q, f.milestone, f.milestoneId);
   q = applyLabels(q, f.labels);
   if (f.iids?.length) q = q.where('issues.iid', 'in', f.iids);

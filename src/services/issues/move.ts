@@ -12,15 +12,22 @@ import { newDiscussionId } from '../merge-requests/notes.js';
 import type { ProjectInfo } from '../merge-requests/rows.js';
 import { findIssueById, type IssueRow } from './rows.js';
 import { adjustOpenCount, closeIssue, MAX_IID } from './write.js';
-import { unprocessable } from '../../http/errors.js';
+import { apiError, notFound, unprocessable } from '../../http/errors.js';
 
 export async function copyIssue(app: AppContext, from: { info: ProjectInfo; issue: IssueRow }, to: ProjectInfo, user: UserRow, opts: { move: boolean; withNotes: boolean }): Promise<IssueRow> {
-  const src = from.issue;
+  let src = from.issue;
   const now = nowIso();
   const groups = groupScopeIds(to);
-  // A moved issue keeps its state (a closed one stays closed); a clone is a new, open issue of its maker's.
-  const closedCopy = opts.move && src.state === 'closed';
+  let closedCopy = false;
   const newId = await app.database.transaction(async (trx) => {
+    // The original as it is now, locked: two moves at once make one copy, and a change made since
+    // it was read (confidentiality, state) is what is copied.
+    const fresh = await app.database.forUpdate(trx.selectFrom('issues').selectAll().where('id', '=', src.id)).executeTakeFirst();
+    if (!fresh) throw notFound('Issue');
+    if (opts.move && fresh.moved_to_id !== null) throw apiError(400, 'Cannot move issue due to insufficient permissions!');
+    src = fresh;
+    // A moved issue keeps its state (a closed one stays closed); a clone is a new, open issue of its maker's.
+    closedCopy = opts.move && src.state === 'closed';
     const counter = await trx
       .updateTable('projects')
       .set((eb) => ({ issue_iid_counter: eb('issue_iid_counter', '+', 1) }))

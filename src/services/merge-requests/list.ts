@@ -117,15 +117,15 @@ function hasApproval(eb: EB, userId?: number, username?: string) {
 }
 
 /** A membership that has not expired (`expires_at` is a day; it ends at the start of that day, as GitLab's). */
-function unexpired(alias: 'm' | 'gm') {
+function unexpired(alias: 'm' | 'gm' | 'sm' | 'wm' | 'pgl' | 'ggl') {
   return sql<boolean>`(${sql.ref(`${alias}.expires_at`)} is null or ${sql.ref(`${alias}.expires_at`)} > ${todayUtc()})`;
 }
 
 /**
  * Projects whose merge requests the user may read: admins all; otherwise public projects, internal
  * ones for non-external users, and projects where the user is a member directly or through an
- * ancestor group (traversal prefix) or owns the personal namespace. Private merge request features
- * need membership.
+ * ancestor group (traversal prefix), owns the personal namespace, or reaches it through a share
+ * (unexpired memberships and links only). Private merge request features need membership.
  */
 export function readableProjectIds(db: Kysely<DB>, user: UserRow | null) {
   let q = db.selectFrom('projects as p').innerJoin('namespaces as n', 'n.id', 'p.namespace_id').select('p.id').where('p.merge_requests_access_level', '!=', 'disabled');
@@ -145,6 +145,52 @@ export function readableProjectIds(db: Kysely<DB>, user: UserRow | null) {
           .where(unexpired('gm'))
           .where(sql<boolean>`n.traversal like ${sql.raw("'%/'")} || cast(gm.source_id as text) || ${sql.raw("'/%'")}`),
       ),
+      // Shared with a group the user is a member of (or a subgroup of one): the project itself
+      // (project_group_links) or its group or an ancestor (group_group_links), as the projects
+      // list's membershipCondition.
+      eb.exists(
+        eb
+          .selectFrom('project_group_links as pgl')
+          .innerJoin('namespaces as sg', 'sg.id', 'pgl.group_id')
+          .select('pgl.id')
+          .whereRef('pgl.project_id', '=', 'p.id')
+          .where('pgl.group_access', '>=', AccessLevel.GUEST)
+          .where(unexpired('pgl'))
+          .where((e) =>
+            e.exists(
+              e
+                .selectFrom('members as sm')
+                .select('sm.id')
+                .where('sm.source_type', '=', 'Namespace')
+                .where('sm.user_id', '=', uid)
+                .where('sm.access_level', '>=', AccessLevel.GUEST)
+                .where(unexpired('sm'))
+                .where(sql<boolean>`sg.traversal like ${sql.raw("'%/'")} || cast(sm.source_id as text) || ${sql.raw("'/%'")}`),
+            ),
+          ),
+      ),
+      eb.exists(
+        eb
+          .selectFrom('group_group_links as ggl')
+          .innerJoin('namespaces as gs', 'gs.id', 'ggl.shared_group_id')
+          .innerJoin('namespaces as gw', 'gw.id', 'ggl.shared_with_group_id')
+          .select('ggl.id')
+          .where(sql<boolean>`n.traversal like gs.traversal || ${sql.raw("'%'")}`)
+          .where('ggl.group_access', '>=', AccessLevel.GUEST)
+          .where(unexpired('ggl'))
+          .where((e) =>
+            e.exists(
+              e
+                .selectFrom('members as wm')
+                .select('wm.id')
+                .where('wm.source_type', '=', 'Namespace')
+                .where('wm.user_id', '=', uid)
+                .where('wm.access_level', '>=', AccessLevel.GUEST)
+                .where(unexpired('wm'))
+                .where(sql<boolean>`gw.traversal like ${sql.raw("'%/'")} || cast(wm.source_id as text) || ${sql.raw("'/%'")}`),
+            ),
+          ),
+      ),
     ]);
     const open = [eb('p.visibility', '=', 'public')];
     if (user && !user.external) open.push(eb('p.visibility', '=', 'internal'));
@@ -161,22 +207,31 @@ function applyIdFilter(q: Q, value: IdFilter | undefined, has: (eb: EB, id?: num
 }
 
 /**
- * Merge requests with every one of the labels: one subquery grouping the request's matching links
- * (one EXISTS per label makes PostgreSQL's planning time grow fast with the number of labels).
+ * Merge requests with every one of the labels: the request's own matching links counted (one
+ * correlated subquery on the request's index; one EXISTS per label makes PostgreSQL's planning
+ * time grow fast with the number of labels, and an uncorrelated GROUP BY would read every link).
  */
 function withAllLabels(eb: EB, titles: string[]) {
   const lower = [...new Set(titles.map((t) => t.toLowerCase()))];
-  return eb(
-    'merge_requests.id',
-    'in',
-    eb
-      .selectFrom('merge_request_labels as ml')
-      .innerJoin('labels as l', 'l.id', 'ml.label_id')
-      .select('ml.merge_request_id')
-      .where('l.title_lower', 'in', lower)
-      .groupBy('ml.merge_request_id')
-      .having((h) => h.fn.count(sql`distinct l.title_lower`), '=', lower.length),
-  );
+  const matched = eb
+    .selectFrom('merge_request_labels as ml')
+    .innerJoin('labels as l', 'l.id', 'ml.label_id')
+    .select((e) => e.fn.count(sql`distinct l.title_lower`).as('n'))
+    .whereRef('ml.merge_request_id', '=', 'merge_requests.id')
+    .where('l.title_lower', 'in', lower);
+  return eb(matched, '=', lower.length);
+}
+
+/** Merge requests assigned to every one of the users (by username, any case): as withAllLabels. */
+function withAllAssignees(eb: EB, usernames: string[]) {
+  const lower = [...new Set(usernames.map((u) => u.toLowerCase()))];
+  const matched = eb
+    .selectFrom('merge_request_assignees as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .select((e) => e.fn.count(sql`distinct a.user_id`).as('n'))
+    .whereRef('a.merge_request_id', '=', 'merge_requests.id')
+    .where(sql<string>`lower(u.username)`, 'in', lower);
+  return eb(matched, '=', lower.length);
 }
 
 function applyLabels(q: Q, labels: string[] | undefined): Q {
@@ -260,7 +315,8 @@ export function buildListQuery(db: Kysely<DB>, scope: ListScope, f: ListFilters,
   if (f.authorId !== undefined) q = q.where('merge_requests.author_id', '=', f.authorId);
   if (f.authorUsername !== undefined) q = q.where((eb) => eb('merge_requests.author_id', 'in', userIdByName(eb, f.authorUsername!)));
   q = applyIdFilter(q, f.assigneeId, (eb, id) => hasAssignee(eb, id));
-  for (const name of f.assigneeUsernames ?? []) q = q.where((eb) => hasAssignee(eb, undefined, name));
+  if (f.assigneeUsernames?.length === 1) q = q.where((eb) => hasAssignee(eb, undefined, f.assigneeUsernames![0]));
+  else if (f.assigneeUsernames?.length) q = q.where((eb) => withAllAssignees(eb, f.assigneeUsernames!));
   q = applyIdFilter(q, f.reviewerId, (eb, id) => hasReviewer(eb, id));
   if (f.reviewerUsername !== undefined) q = q.where((eb) => hasReviewer(eb, undefined, f.reviewerUsername));
   if (f.mergeUserId !== undefined) q = q.where('merge_requests.merge_user_id', '=', f.mergeUserId).where('merge_requests.state', '=', 'merged');

@@ -41,6 +41,13 @@ function milestoneWildcard(p: Params, name: string): (typeof MILESTONE_WILDCARDS
   return match;
 }
 
+/** A list of usernames to filter by (at most MAX_LABELS, as label lists). */
+function usernameList(p: Params, name: string): string[] | undefined {
+  const names = p.stringArray(name);
+  if (names && names.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
+  return names;
+}
+
 function labelList(p: Params, name: string): string[] | undefined {
   const titles = splitLabels(p.stringArray(name, { comma: true }));
   if (titles && titles.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
@@ -58,7 +65,7 @@ function parseNot(hash: ParamHash | undefined): IssueFilters['not'] {
       authorId: optId(p.int('author_id')),
       authorUsername: p.string('author_username'),
       assigneeId: optId(p.int('assignee_id')),
-      assigneeUsernames: p.stringArray('assignee_username'),
+      assigneeUsernames: usernameList(p, 'assignee_username'),
       iids: p.intArray('iids', { comma: true })?.map(dbId),
       myReactionEmoji: p.string('my_reaction_emoji'),
     };
@@ -92,7 +99,7 @@ export function parseIssueFilters(c: Ctx, defaults: { scope: string; nonArchived
     authorId: optId(p.int('author_id')),
     authorUsername: p.string('author_username'),
     assigneeId: idFilter(p, 'assignee_id'),
-    assigneeUsernames: p.stringArray('assignee_username'),
+    assigneeUsernames: usernameList(p, 'assignee_username'),
     milestone: p.string('milestone'),
     milestoneId: milestoneWildcard(p, 'milestone_id'),
     labels: labelList(p, 'labels'),

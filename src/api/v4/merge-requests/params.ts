@@ -40,6 +40,13 @@ function approvedBy<T>(p: Params, name: string, read: () => T[] | undefined): T[
   return values;
 }
 
+/** A list of usernames to filter by (at most MAX_LABELS, as label lists). */
+function usernameList(p: Params, name: string): string[] | undefined {
+  const names = p.stringArray(name);
+  if (names && names.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
+  return names;
+}
+
 function labelList(p: Params, name: string): string[] | undefined {
   const titles = splitLabels(p.stringArray(name, { comma: true }));
   if (titles && titles.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
@@ -63,7 +70,7 @@ function parseNot(hash: ParamHash | undefined): ListFilters['not'] {
     out.authorId = optId(p.int('author_id'));
     out.authorUsername = p.string('author_username');
     out.assigneeId = optId(p.int('assignee_id'));
-    out.assigneeUsernames = p.stringArray('assignee_username');
+    out.assigneeUsernames = usernameList(p, 'assignee_username');
     out.reviewerId = optId(p.int('reviewer_id'));
     out.reviewerUsername = p.string('reviewer_username');
     out.myReactionEmoji = p.string('my_reaction_emoji');
@@ -105,7 +112,7 @@ export function parseListFilters(c: Ctx, defaults: { scope: string; nonArchived:
     authorId: optId(p.int('author_id')),
     authorUsername: p.string('author_username'),
     assigneeId: idFilter(p, 'assignee_id'),
-    assigneeUsernames: p.stringArray('assignee_username'),
+    assigneeUsernames: usernameList(p, 'assignee_username'),
     reviewerId: idFilter(p, 'reviewer_id'),
     reviewerUsername: p.string('reviewer_username'),
     mergeUserId: optId(p.int('merge_user_id')),
