@@ -4,10 +4,12 @@ import type { AppContext } from '../context.js';
 import { AccessLevel, canReadProject } from '../services/access.js';
 import { effectiveAccess, loadProjectById, type NamespaceRow, type ProjectRow } from '../services/projects/lookup.js';
 import { canReadRepository } from '../services/repository/project-repo.js';
+import { collaborationBranches } from '../services/projects/collaboration.js';
 import { hasScope, READ_SCOPES, WRITE_SCOPES, type GitCaller } from './credentials.js';
 
 export type GitDecision =
-  | { allow: true; project: ProjectRow; namespace: NamespaceRow; access: number }
+  /** `collaboration`: the only branches the caller may push to (a fork's source branches whose merge requests allow collaboration). */
+  | { allow: true; project: ProjectRow; namespace: NamespaceRow; access: number; collaboration?: string[] }
   | { allow: false; status: 401 | 403 | 404; message: string };
 
 const NOT_FOUND = "The project you were looking for could not be found or you don't have permission to view it.";
@@ -56,8 +58,13 @@ export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath:
   }
   if (rpc === 'receive-pack') {
     if (anonymous) return deny(401, ACCESS_DENIED);
-    if (access < AccessLevel.DEVELOPER) return deny(403, PUSH_DENIED);
     if (found.project.archived) return deny(403, 'You are not allowed to push code to an archived project.');
+    if (access < AccessLevel.DEVELOPER) {
+      // A fork's merge request that allows collaboration lets the target's members push to its source branch.
+      const branches = await collaborationBranches(app, user, found.project.id);
+      if (!branches.length) return deny(403, PUSH_DENIED);
+      return { allow: true, project: found.project, namespace: found.namespace, access, collaboration: branches };
+    }
   }
   return { allow: true, project: found.project, namespace: found.namespace, access };
 }

@@ -9,7 +9,7 @@ import { defaultsProtect, loadRefProtection, refActor, ruleAllows } from '../ser
 export async function pushPolicy(
   app: AppContext,
   base: string,
-  target: { project: ProjectRow; namespace: NamespaceRow; access: number },
+  target: { project: ProjectRow; namespace: NamespaceRow; access: number; collaboration?: string[] },
   user: UserRow | null,
   refsBefore: Map<string, string>,
 ): Promise<PushPolicy> {
@@ -24,6 +24,7 @@ export async function pushPolicy(
     emptyPush: protection.emptyRepoAllows(actor),
     emptyMessage: `\nA default branch (e.g. main) does not yet exist for ${path}\nAsk a project Owner or Maintainer to create a default branch:\n\n  ${base}/${path}/-/project_members\n\n`,
     canDeleteProtected: protection.canDeleteProtectedBranch(actor),
+    onlyBranches: target.collaboration ?? null,
     branches: protection.rules
       .filter((r) => r.kind === 'branch')
       .map((r) => ({ p: r.name, push: ruleAllows(r, 'push', actor), merge: ruleAllows(r, 'merge', actor), force: r.allowForcePush })),

@@ -38,6 +38,11 @@ export interface PushPolicy {
   canDeleteProtected: boolean;
   branches: BranchPolicy[];
   tags: TagPolicy[];
+  /**
+   * A collaborator's push (allow_collaboration): only these existing branches may be updated;
+   * every other ref, and creating or deleting these, is refused. Null for members' pushes.
+   */
+  onlyBranches?: string[] | null;
 }
 
 export const POLICY_ENV = 'LABWRIGHT_PUSH_POLICY';
@@ -140,11 +145,19 @@ function checkTag(name, oldSha, newSha) {
   return rules.some((r) => r.create) ? null : 'You are not allowed to create this tag as it is protected.';
 }
 
+// A collaborator (policy.onlyBranches) updates the listed existing branches and nothing else.
+function collaborationAllows(ref, oldSha, newSha) {
+  if (!Array.isArray(policy.onlyBranches)) return true;
+  if (!ref.startsWith('refs/heads/') || ZERO.test(oldSha) || ZERO.test(newSha)) return false;
+  return policy.onlyBranches.includes(ref.slice(11));
+}
+
 for (const line of readFileSync(0, 'utf8').split('\n')) {
   const [oldSha, newSha, ref] = line.trim().split(' ');
   if (!ref) continue;
   let message = null;
-  if (ref.startsWith('refs/heads/')) message = checkBranch(ref.slice(11), oldSha, newSha);
+  if (!collaborationAllows(ref, oldSha, newSha)) message = 'You are not allowed to push code to this project.';
+  else if (ref.startsWith('refs/heads/')) message = checkBranch(ref.slice(11), oldSha, newSha);
   else if (ref.startsWith('refs/tags/')) message = checkTag(ref.slice(10), oldSha, newSha);
   if (message) {
     process.stderr.write('GitLab: ' + message + '\n');

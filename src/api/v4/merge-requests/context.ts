@@ -50,12 +50,15 @@ export async function mrFromPath(c: Ctx, opts: { write?: boolean; hidden?: boole
   return Object.assign(p, { mr });
 }
 
-/** May the caller update this request: its author, or Developer and up. */
+/**
+ * May the caller update this request: Developers and up, or its author wherever they may read it
+ * (a contributor from a fork is often no member of the target: GitLab lets authors edit their own).
+ */
 export function canUpdate(c: Ctx, p: MrProject, mr: MrRow): boolean {
   if (!c.user) return false;
   if (c.user.is_admin) return true;
   if (p.info.project.archived) return false;
-  return p.access >= AccessLevel.DEVELOPER || (mr.author_id === c.user.id && p.access >= AccessLevel.GUEST);
+  return p.access >= AccessLevel.DEVELOPER || (mr.author_id === c.user.id && canReadMrs(c, p.info, p.access));
 }
 
 /** One other merged request of the author in the project, if any (`first_contribution`). */
