@@ -18,7 +18,8 @@ import { commitHookAttrs, projectHookAttrs, projectWebUrl, repositoryAttrs, user
 
 const STATE_IDS: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
 
-function labelHookAttrs(l: LabelRow) {
+/** Label#hook_attrs (merge request and issue events). */
+export function labelHookAttrs(l: LabelRow) {
   return {
     id: l.id,
     title: l.title,

@@ -6,25 +6,11 @@ import { findUserRefsByIds, type UserRefRow } from '../../db/repositories/users.
 import { humanDuration } from '../durations.js';
 import type { IssueAssociations, IssueEvent } from '../events.js';
 import { loadIssueBundle, type IssueBundle, type IssueRow } from '../issues/rows.js';
-import type { LabelRow, ProjectInfo } from '../merge-requests/rows.js';
+import type { ProjectInfo } from '../merge-requests/rows.js';
 import { projectHookAttrs, projectWebUrl, repositoryAttrs, userHookAttrs } from './payloads.js';
+import { labelHookAttrs } from './issuable-payloads.js';
 
 const STATE_IDS: Record<string, number> = { opened: 1, closed: 2 };
-
-function labelHookAttrs(l: LabelRow) {
-  return {
-    id: l.id,
-    title: l.title,
-    color: l.color,
-    project_id: l.project_id,
-    created_at: l.created_at,
-    updated_at: l.updated_at,
-    template: false,
-    description: l.description,
-    type: l.group_id !== null ? 'GroupLabel' : 'ProjectLabel',
-    group_id: l.group_id,
-  };
-}
 
 /** IssueBuilder#build: the issue's hook attributes (without `action`). */
 export function issueHookAttrs(base: string, info: ProjectInfo, issue: IssueRow, bundle: IssueBundle): Record<string, unknown> {

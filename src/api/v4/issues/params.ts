@@ -4,10 +4,10 @@ import type { Ctx } from '../../../http/route.js';
 import { paramError } from '../../../http/errors.js';
 import type { ParamHash } from '../../../http/params.js';
 import { Params } from '../../../http/params.js';
-import { MAX_LABELS, splitLabels } from '../../../services/merge-requests/attributes.js';
+import { assigneeIds, idFilter, labelList, notPrefixed, optId, usernameList } from '../merge-requests/params.js';
 import { dbId } from '../../../services/merge-requests/rows.js';
 import { ISSUE_TYPES } from '../../../services/issues/rows.js';
-import type { IdFilter, IssueFilters } from '../../../services/issues/list.js';
+import type { IssueFilters } from '../../../services/issues/list.js';
 import type { CreateIssueInput, IssueAttributes } from '../../../services/issues/write.js';
 
 const STATES = ['opened', 'closed', 'all'] as const;
@@ -17,41 +17,12 @@ const SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to
 const MILESTONE_WILDCARDS = ['None', 'Any', 'Upcoming', 'Started'] as const;
 const DUE_DATES = ['0', 'any', 'today', 'tomorrow', 'overdue', 'week', 'month', 'next_month_and_previous_two_weeks', ''] as const;
 
-function optId(n: number | undefined): number | undefined {
-  return n === undefined ? undefined : dbId(n);
-}
-
-function idFilter(p: Params, name: string): IdFilter | undefined {
-  if (!p.has(name)) return undefined;
-  const raw = p.raw[name];
-  if (typeof raw === 'string') {
-    const lower = raw.toLowerCase();
-    if (lower === 'none') return 'None';
-    if (lower === 'any') return 'Any';
-  }
-  const n = p.int(name);
-  return n === undefined ? undefined : dbId(n);
-}
-
 function milestoneWildcard(p: Params, name: string): (typeof MILESTONE_WILDCARDS)[number] | undefined {
   if (!p.has(name)) return undefined;
   const raw = p.raw[name];
   const match = typeof raw === 'string' ? MILESTONE_WILDCARDS.find((w) => w.toLowerCase() === raw.toLowerCase()) : undefined;
   if (!match) throw paramError(`${name} does not have a valid value`);
   return match;
-}
-
-/** A list of usernames to filter by (at most MAX_LABELS, as label lists). */
-function usernameList(p: Params, name: string): string[] | undefined {
-  const names = p.stringArray(name);
-  if (names && names.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
-  return names;
-}
-
-function labelList(p: Params, name: string): string[] | undefined {
-  const titles = splitLabels(p.stringArray(name, { comma: true }));
-  if (titles && titles.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
-  return titles;
 }
 
 function parseNot(hash: ParamHash | undefined): IssueFilters['not'] {
@@ -70,9 +41,7 @@ function parseNot(hash: ParamHash | undefined): IssueFilters['not'] {
       myReactionEmoji: p.string('my_reaction_emoji'),
     };
   } catch (e) {
-    const body = (e as { body?: { error?: string } }).body;
-    if (body?.error) body.error = `not[${body.error}`.replace(/^not\[(\w+)/, 'not[$1]');
-    throw e;
+    throw notPrefixed(e);
   }
 }
 
@@ -119,18 +88,6 @@ export function parseIssueFilters(c: Ctx, defaults: { scope: string; nonArchived
     orderBy: p.enum('order_by', ORDER_BY) ?? 'created_at',
     sort: p.enum('sort', ['asc', 'desc'] as const) ?? 'desc',
   };
-}
-
-/** assignee_id / assignee_ids: 0 or empty unassigns. */
-function assigneeIds(p: Params): number[] | undefined {
-  if (p.has('assignee_ids')) return (p.intArray('assignee_ids', { comma: true }) ?? []).filter((id) => id > 0);
-  if (p.has('assignee_id')) {
-    const raw = p.raw.assignee_id;
-    if (raw === '' || raw === null) return [];
-    const id = p.int('assignee_id')!;
-    return id > 0 ? [id] : [];
-  }
-  return undefined;
 }
 
 export const UPDATE_PARAMS = [

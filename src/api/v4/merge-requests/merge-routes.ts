@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { route } from '../../../http/route.js';
 import { apiError, forbidden, unauthorized } from '../../../http/errors.js';
 import { isGitError } from '../../../git/index.js';
-import { AccessLevel } from '../../../services/access.js';
 import { branchSha, fetchCommit, fromFork, refreshMergeStatus, repoFor, sourceInNetwork } from '../../../services/merge-requests/git-ops.js';
 import { effectiveAccess, loadProjectById } from '../../../services/projects/lookup.js';
 import { acceptMergeRequest, canMerge, cancelAutoMerge, protectionFor } from '../../../services/merge-requests/merge.js';

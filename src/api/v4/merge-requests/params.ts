@@ -13,11 +13,11 @@ const STATES = ['opened', 'closed', 'locked', 'merged', 'all'] as const;
 const ORDER_BY = ['created_at', 'label_priority', 'milestone_due', 'popularity', 'priority', 'title', 'updated_at', 'merged_at'] as const;
 const SCOPES = ['created-by-me', 'assigned-to-me', 'created_by_me', 'assigned_to_me', 'reviews_for_me', 'all'] as const;
 
-function optId(n: number | undefined): number | undefined {
+export function optId(n: number | undefined): number | undefined {
   return n === undefined ? undefined : dbId(n);
 }
 
-function idFilter(p: Params, name: string): IdFilter | undefined {
+export function idFilter(p: Params, name: string): IdFilter | undefined {
   if (!p.has(name)) return undefined;
   const raw = p.raw[name];
   if (typeof raw === 'string') {
@@ -41,13 +41,13 @@ function approvedBy<T>(p: Params, name: string, read: () => T[] | undefined): T[
 }
 
 /** A list of usernames to filter by (at most MAX_LABELS, as label lists). */
-function usernameList(p: Params, name: string): string[] | undefined {
+export function usernameList(p: Params, name: string): string[] | undefined {
   const names = p.stringArray(name);
   if (names && names.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
   return names;
 }
 
-function labelList(p: Params, name: string): string[] | undefined {
+export function labelList(p: Params, name: string): string[] | undefined {
   const titles = splitLabels(p.stringArray(name, { comma: true }));
   if (titles && titles.length > MAX_LABELS) throw paramError(`${name} has too many values (maximum is ${MAX_LABELS})`);
   return titles;
@@ -57,13 +57,6 @@ function parseNot(hash: ParamHash | undefined): ListFilters['not'] {
   if (!hash) return undefined;
   const p = new Params(hash);
   const out: NonNullable<ListFilters['not']> = {};
-  const prefix = (e: unknown) => {
-    if (e && typeof e === 'object' && 'body' in e) {
-      const body = (e as { body: { error?: string } }).body;
-      if (body.error) (body as { error: string }).error = `not[${body.error}`.replace(/^not\[(\w+)/, 'not[$1]');
-    }
-    return e;
-  };
   try {
     out.labels = labelList(p, 'labels');
     out.milestone = p.string('milestone');
@@ -75,9 +68,18 @@ function parseNot(hash: ParamHash | undefined): ListFilters['not'] {
     out.reviewerUsername = p.string('reviewer_username');
     out.myReactionEmoji = p.string('my_reaction_emoji');
   } catch (e) {
-    throw prefix(e);
+    throw notPrefixed(e);
   }
   return out;
+}
+
+/** A `not[…]` parameter's error names it as Grape does (`not[labels] is invalid`). */
+export function notPrefixed(e: unknown): unknown {
+  if (e && typeof e === 'object' && 'body' in e) {
+    const body = (e as { body: { error?: string } }).body;
+    if (body.error) (body as { error: string }).error = `not[${body.error}`.replace(/^not\[(\w+)/, 'not[$1]');
+  }
+  return e;
 }
 
 export function parseListFilters(c: Ctx, defaults: { scope: string; nonArchived: boolean }): ListFilters {
@@ -146,7 +148,7 @@ export function parseListFilters(c: Ctx, defaults: { scope: string; nonArchived:
 }
 
 /** assignee_id / assignee_ids: 0 or empty unassigns everyone. */
-function assigneeIds(p: Params): number[] | undefined {
+export function assigneeIds(p: Params): number[] | undefined {
   if (p.has('assignee_ids')) return (p.intArray('assignee_ids', { comma: true }) ?? []).filter((id) => id > 0);
   if (p.has('assignee_id')) {
     const raw = p.raw.assignee_id;

@@ -1,6 +1,6 @@
 // Namespaces (entities/namespace.ts): NamespaceBasic fields, counts, and the billing fields shown
 // to owners and administrators.
-import { Arr, Bool, Int, NInt, NStr, Str, obj, optional, NTime, NDay } from './common.js';
+import { Arr, Bool, Int, NInt, Str, obj, optional, NTime, NDay } from './common.js';
 import { namespaceBasicProps } from './projects.js';
 
 export const Namespace = obj(

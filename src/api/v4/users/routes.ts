@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { findUserById, type UserRow } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { forbidden, notFound, paramError } from '../../../http/errors.js';
-import { keysetNotAvailable, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
+import { paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
 import { MAX_DB_INT } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { generateToken } from '../../../services/secrets.js';
