@@ -6,7 +6,7 @@
 import { LOG_FORMAT, makeCommitFromFields, parseLog, type Commit } from './commits.js';
 import { applyDiffLimits, DIFF_TREE_ARGS, parseDiffTree, type Diff, type DiffLimits } from './diff.js';
 import { GitError } from './errors.js';
-import { runGit } from './exec.js';
+import { runGit, spawnGit } from './exec.js';
 import { catFileBatch, entryType, fullMode, parseTree } from './objects.js';
 import { assertRepoPath, baseName, normalizeDir, parentDir } from './paths.js';
 import { isSafeRevision } from './refname.js';
@@ -384,48 +384,92 @@ export interface FoundBlob {
   data: string;
 }
 
+/** Lines one blob search result holds at most (a longer run of matches continues in the next one). */
+const MAX_RESULT_LINES = 50;
+
 /**
  * Files of `ref` whose content contains `query` (literally, any case; binary files skipped), as
  * GitLab's basic blob search: one result per group of matching lines with two lines of context.
- * At most `limit` results; one `git grep`, its output bounded.
+ * At most `limit` results: git's output is read as it comes and git is stopped once they are
+ * complete, so a common term in a large repository costs what the page needs.
  */
-export async function grepFiles(gitDir: string, ref: string, query: string, limit: number): Promise<FoundBlob[]> {
+export function grepFiles(gitDir: string, ref: string, query: string, limit: number): Promise<FoundBlob[]> {
   assertRev(ref);
   // The ref was checked by assertRev (never an option); git grep takes no --end-of-options before it.
   const args = ['grep', '-I', '-i', '-F', '-n', '--null', '-C', '2', '--no-color', '-e', query, ref, '--'];
-  const res = await runGit(args, { gitDir, okCodes: [0, 1, 128], maxBuffer: 8 * 1024 * 1024 });
-  if (res.code === 128) {
-    if (UNKNOWN_REV.test(res.stderr)) throw new GitError('not_found', `revision not found: ${ref}`, res.stderr);
-    throw new GitError('failed', 'git grep failed', res.stderr);
-  }
-  const out: FoundBlob[] = [];
-  const prefix = `${ref}:`;
-  let current: FoundBlob | null = null;
-  let lastLine = -1;
-  for (const line of res.stdout.toString('utf8').split('\n')) {
-    if (line === '--' || line === '') {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(args, { gitDir });
+    const out: FoundBlob[] = [];
+    const prefix = `${ref}:`;
+    let current: FoundBlob | null = null;
+    let lines = 0;
+    let lastLine = -1;
+    let pending = '';
+    let stderr = '';
+    let done = false;
+    const close = () => {
       if (current) out.push(current);
       current = null;
-      if (out.length >= limit) break;
-      continue;
-    }
-    const nul = line.indexOf('\u0000');
-    if (nul < 0) continue;
-    let path = line.slice(0, nul);
-    if (path.startsWith(prefix)) path = path.slice(prefix.length);
-    const rest = line.slice(nul + 1);
-    const m = /^(\d+)[:\-\u0000]/.exec(rest);
-    if (!m) continue;
-    const lineNo = Number(m[1]);
-    const text = rest.slice(m[0].length);
-    if (!current || current.path !== path || lineNo !== lastLine + 1) {
-      if (current) out.push(current);
-      if (out.length >= limit) break;
-      current = { path, startline: lineNo, data: '' };
-    }
-    current.data += `${text}\n`;
-    lastLine = lineNo;
-  }
-  if (current && out.length < limit) out.push(current);
-  return out.slice(0, limit);
+    };
+    const finish = () => {
+      if (done) return;
+      done = true;
+      child.kill('SIGKILL');
+      resolve(out.slice(0, limit));
+    };
+    const line = (text: string) => {
+      if (text === '--' || text === '') {
+        close();
+        return;
+      }
+      const nul = text.indexOf('\u0000');
+      if (nul < 0) return;
+      let path = text.slice(0, nul);
+      if (path.startsWith(prefix)) path = path.slice(prefix.length);
+      const rest = text.slice(nul + 1);
+      const m = /^(\d+)[:\-\u0000]/.exec(rest);
+      if (!m) return;
+      const lineNo = Number(m[1]);
+      if (!current || current.path !== path || lineNo !== lastLine + 1 || lines >= MAX_RESULT_LINES) {
+        close();
+        current = { path, startline: lineNo, data: '' };
+        lines = 0;
+      }
+      current.data += `${rest.slice(m[0].length)}\n`;
+      lines++;
+      lastLine = lineNo;
+    };
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      if (done) return;
+      pending += chunk;
+      let i: number;
+      while ((i = pending.indexOf('\n')) >= 0) {
+        line(pending.slice(0, i));
+        pending = pending.slice(i + 1);
+        // One more result than asked for may still be growing: stop once `limit` are complete.
+        if (out.length >= limit) return finish();
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4096) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (err) => {
+      if (!done) {
+        done = true;
+        reject(new GitError('failed', `git grep: ${err.message}`));
+      }
+    });
+    child.on('close', (code) => {
+      if (done) return;
+      if (pending) line(pending);
+      close();
+      if (code === 0 || code === 1) return finish();
+      done = true;
+      // A revision that does not resolve (or is no tree) finds nothing.
+      if (UNKNOWN_REV.test(stderr) || /unable to resolve revision|not a tree object|bad revision/i.test(stderr)) reject(new GitError('not_found', `revision not found: ${ref}`, stderr));
+      else reject(new GitError('failed', 'git grep failed', stderr));
+    });
+    child.stdin!.end();
+  });
 }

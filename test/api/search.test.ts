@@ -83,3 +83,27 @@ describe('search', () => {
     expect((await search(owner.token, `/projects/${pub.id}/search`, { scope: 'blobs', search: '--output=/tmp/x', ref: 'needle-branch' })).body).toEqual([]);
   });
 });
+
+describe('search: review cases', () => {
+  it('hides milestones where neither issues nor merge requests are readable; an empty term finds nothing', async () => {
+    const p = await createProject(s, 'closed-features', { token: owner.token, visibility: 'public', extra: { issues_access_level: 'private', merge_requests_access_level: 'private' } });
+    await s.request('POST', `/projects/${p.id}/milestones`, { token: owner.token, json: { title: 'hidden zz milestone' } });
+    expect((await search(outsider.token, `/projects/${p.id}/search`, { scope: 'milestones', search: 'zz' })).body).toEqual([]);
+    expect((await search(owner.token, `/projects/${p.id}/search`, { scope: 'milestones', search: 'zz' })).body.length).toBe(1);
+    expect((await search(owner.token, '/search', { scope: 'issues', search: '' })).body).toEqual([]);
+    expect((await search(owner.token, `/projects/${pub.id}/search`, { scope: 'blobs', search: ' ' })).body).toEqual([]);
+  });
+
+  it('a ref that does not resolve finds nothing; a common term in a large file serves its first page', async () => {
+    for (const ref of ['no-such-branch', 'main~999', 'main..needle-branch', 'refs/merge-requests/99/head']) {
+      const r = await search(owner.token, `/projects/${pub.id}/search`, { scope: 'blobs', search: 'needle', ref });
+      expect([r.status, r.body], ref).toEqual([200, []]);
+    }
+    const big = Array.from({ length: 200_000 }, (_, i) => `common line ${i}`).join('\n');
+    await commit(s, pub.id, 'big', { 'big.txt': big }, { from: 'main' });
+    const r = await search(owner.token, `/projects/${pub.id}/search`, { scope: 'blobs', search: 'common', ref: 'big', per_page: '2' });
+    expect(r.status).toBe(200);
+    expect(r.body.map((b: any) => [b.path, b.startline, b.data.split('\n').length - 1])).toEqual([['big.txt', 1, 50], ['big.txt', 51, 50]]);
+    expect(r.headers.get('x-next-page')).toBe('2');
+  });
+});

@@ -86,3 +86,25 @@ describe('allow_collaboration', () => {
     expect(await gitFails(m, 'push', 'origin', 'HEAD:refs/heads/topic')).toMatch(/You are not allowed to push code to this project|403/);
   });
 });
+
+describe('allow_collaboration: who may turn it on, and metadata from outsiders', () => {
+  it('only someone who may push to the source project sets allow_collaboration; outsiders set no metadata and track no time', async () => {
+    await commit(s, fork.id, 'second', { 'second.txt': 'x\n' }, { from: 'main' });
+    const created = await s.request('POST', `/projects/${fork.id}/merge_requests`, {
+      token: author.token,
+      json: { source_branch: 'second', target_branch: 'main', title: 'No help wanted', target_project_id: upstream.id, labels: 'from-outside', assignee_ids: [maintainer.id] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ allow_collaboration: false, labels: [], assignees: [] });
+    const iid = created.body.iid;
+    const byMaintainer = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${iid}`, { token: maintainer.token, json: { allow_collaboration: true, title: 'Renamed upstream' } });
+    expect(byMaintainer.body).toMatchObject({ title: 'Renamed upstream', allow_collaboration: false });
+    const byAuthor = await s.request('PUT', `/projects/${upstream.id}/merge_requests/${iid}`, { token: author.token, json: { labels: 'sneaky', discussion_locked: true, title: 'Mine again' } });
+    expect(byAuthor.status).toBe(200);
+    expect(byAuthor.body).toMatchObject({ title: 'Mine again', labels: [], discussion_locked: null });
+    const labels = await s.request('GET', `/projects/${upstream.id}/labels`, { token: maintainer.token });
+    expect(labels.body.map((l: any) => l.name)).not.toContain('sneaky');
+    expect((await s.request('POST', `/projects/${upstream.id}/merge_requests/${iid}/time_estimate`, { token: author.token, json: { duration: '1h' } })).status).toBe(403);
+    expect((await s.request('PUT', `/projects/${upstream.id}/merge_requests/${iid}`, { token: author.token, json: { allow_collaboration: true } })).body.allow_collaboration).toBe(true);
+  });
+});

@@ -1,7 +1,7 @@
 // Collaboration on merge requests from forks (GitLab's `allow_collaboration`, Project#
 // branch_allows_collaboration?): members of the target project who may push to the target branch
 // may push to the fork's source branch of an open merge request that allows it, and to nothing
-// else of the fork.
+// else of the fork; as GitLab, neither project may be private and the source branch not protected.
 import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { canReadProject } from '../access.js';
@@ -16,6 +16,10 @@ import { canReadRepository } from '../repository/project-repo.js';
  */
 export async function collaborationBranches(app: AppContext, user: UserRow | null, forkId: number): Promise<string[]> {
   if (!user) return [];
+  // GitLab's collaborative_push_possible?: neither project private, the source branch unprotected.
+  const fork = await loadProjectById(app.db, forkId);
+  if (!fork || fork.project.visibility === 'private') return [];
+  const forkProtection = await loadRefProtection(app, fork.project, fork.namespace);
   const mrs = await app.db
     .selectFrom('merge_requests')
     .select(['project_id', 'source_branch', 'target_branch'])
@@ -29,7 +33,7 @@ export async function collaborationBranches(app: AppContext, user: UserRow | nul
   const out = new Set<string>();
   const targets = new Map<number, Awaited<ReturnType<typeof targetRights>>>();
   for (const mr of mrs) {
-    if (out.has(mr.source_branch)) continue;
+    if (out.has(mr.source_branch) || forkProtection.isProtectedBranch(mr.source_branch)) continue;
     let rights = targets.get(mr.project_id);
     if (rights === undefined) {
       rights = await targetRights(app, user, mr.project_id);
@@ -42,7 +46,7 @@ export async function collaborationBranches(app: AppContext, user: UserRow | nul
 
 async function targetRights(app: AppContext, user: UserRow, projectId: number) {
   const found = await loadProjectById(app.db, projectId);
-  if (!found || found.project.archived) return null;
+  if (!found || found.project.archived || found.project.visibility === 'private') return null;
   const access = await effectiveAccess(app.db, user, found.project, found.namespace);
   if (!canReadProject(user, found.project, access) || !canReadRepository(found.project, user, access)) return null;
   const actor = refActor(user, access, found.project.archived);

@@ -38,6 +38,14 @@ async function forkTarget(c: Ctx, user: UserRow, source: MrProject, targetId: nu
   return { info: found, access };
 }
 
+/** can_allow_collaboration?: push access to the source project (Developer and up, not archived). */
+async function mayPushToSource(c: Ctx, user: UserRow, sourceProjectId: number): Promise<boolean> {
+  if (user.is_admin) return true;
+  const source = await loadProjectById(c.app.db, sourceProjectId);
+  if (!source || source.project.archived) return false;
+  return (await effectiveAccess(c.app.db, user, source.project, source.namespace)) >= AccessLevel.DEVELOPER;
+}
+
 export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
   // POST /projects/:id/merge_requests
   route(app, 'POST', '/projects/:id/merge_requests', async function createMr(c) {
@@ -47,6 +55,10 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     const input = parseCreate(c);
     await checkSpam(c.app, { title: input.title, description: input.description ?? null, user, ip: c.req.ip }, captchaHeaders(c.req.headers));
     const target = await forkTarget(c, user, p, input.targetProjectId);
+    // Opened from a fork by someone below Reporter in the target: no metadata there (filter_params).
+    if (!user.is_admin && target.access < AccessLevel.REPORTER) {
+      for (const k of ['labels', 'addLabels', 'removeLabels', 'milestoneId', 'milestone', 'assigneeIds', 'reviewerIds', 'discussionLocked'] as const) delete input[k];
+    }
     const mr = await createMergeRequest(c.app, target.info, user, input, p.info);
     return presentOne(c, target, mr);
   });
@@ -81,6 +93,12 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     if (!canUpdate(c, p, p.mr)) throw forbidden();
     c.params.requireAtLeastOne(UPDATE_PARAMS);
     const attrs = parseAttributes(c);
+    // GitLab's filter_params: metadata only from Reporters and up (an author below that edits the
+    // text, branch and state), collaboration only from whoever may push to the source project.
+    if (!user.is_admin && p.access < AccessLevel.REPORTER) {
+      for (const k of ['labels', 'addLabels', 'removeLabels', 'milestoneId', 'milestone', 'assigneeIds', 'reviewerIds', 'discussionLocked'] as const) delete attrs[k];
+    }
+    if (attrs.allowCollaboration !== undefined && !(await mayPushToSource(c, user, p.mr.source_project_id))) delete attrs.allowCollaboration;
     if (attrs.title !== undefined || attrs.description !== undefined) {
       await checkSpam(c.app, { title: attrs.title ?? p.mr.title, description: attrs.description ?? p.mr.description, user, ip: c.req.ip }, captchaHeaders(c.req.headers));
     }

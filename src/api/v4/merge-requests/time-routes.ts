@@ -7,6 +7,7 @@ import { badRequest, forbidden, paramError } from '../../../http/errors.js';
 import { nowIso } from '../../../db/database.js';
 import { humanDuration } from '../entities/merge-request.js';
 import { canUpdate, mrFromPath } from './context.js';
+import { AccessLevel } from '../../../services/access.js';
 
 const UNIT_SECONDS: Record<string, number> = { mo: 4 * 5 * 8 * 3600, w: 5 * 8 * 3600, d: 8 * 3600, h: 3600, m: 60, s: 1 };
 export const MAX_SECONDS = 2_147_483_647;
@@ -47,10 +48,11 @@ export function readDuration(c: Ctx): number {
   return seconds;
 }
 
+/** Time tracking writes: Reporters and up (GitLab's admin_merge_request), besides the update rule. */
 async function writable(c: Ctx) {
-  c.requireUser();
+  const user = c.requireUser();
   const p = await mrFromPath(c, { write: true });
-  if (!canUpdate(c, p, p.mr)) throw forbidden();
+  if (!canUpdate(c, p, p.mr) || (!user.is_admin && p.access < AccessLevel.REPORTER)) throw forbidden();
   return p;
 }
 

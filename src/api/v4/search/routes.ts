@@ -36,6 +36,7 @@ const PROJECT = ['issues', 'merge_requests', 'milestones', 'notes', 'wiki_blobs'
 /** Scopes basic search serves only in a project (GitLab: advanced search elsewhere). */
 const ADVANCED_ONLY = ['wiki_blobs', 'blobs', 'commits', 'notes'];
 const STATES = ['all', 'merged', 'opened', 'closed'] as const;
+const MAX_REPOSITORY_RESULTS = 10_000;
 
 type Where =
   | { kind: 'global' }
@@ -94,7 +95,9 @@ async function searchMilestones(c: Ctx, where: Where, search: string) {
   const db = c.app.db;
   let q = db.selectFrom('milestones').selectAll().where((eb) => eb.or([containsCi('title', search), containsCi('description', search)]));
   if (where.kind === 'project') {
-    // GitLab's project search finds the project's own milestones.
+    // GitLab's project search finds the project's own milestones, for callers who may read its
+    // issues or merge requests (read_milestone).
+    if (!canReadIssues(c.user, where.info, where.access) && !canReadMrs(c, where.info, where.access)) return paginateArray(c, []);
     q = q.where('project_id', '=', where.info.project.id);
   } else {
     // Milestones of projects whose issues or merge requests the caller may read (GitLab's MilestonesFinder over its projects).
@@ -141,7 +144,11 @@ async function searchNotes(c: Ctx, where: Extract<Where, { kind: 'project' }>, s
   const types = [...(readIssues ? ['Issue'] : []), ...(readMrs ? ['MergeRequest'] : [])];
   if (!types.length) return paginateArray(c, []);
   let q = db.selectFrom('notes').selectAll().where('project_id', '=', where.info.project.id).where('noteable_type', 'in', types).where('system', '=', 0).where(containsCi('body', search));
-  if (!c.user?.is_admin && where.access < AccessLevel.REPORTER) q = q.where('internal', '=', 0);
+  // Internal notes: on issues for Planners and up, on merge requests for Reporters and up (as the notes APIs).
+  if (!c.user?.is_admin && where.access < AccessLevel.REPORTER) {
+    const planner = where.access >= AccessLevel.PLANNER;
+    q = q.where((eb) => eb.or([eb('internal', '=', 0), ...(planner ? [eb('noteable_type', '=', 'Issue')] : [])]));
+  }
   if (readIssues && !c.user?.is_admin && where.access < AccessLevel.PLANNER) {
     // Not on confidential issues the caller may not read.
     const visible = (await buildIssueQuery(db, { kind: 'project', projectId: where.info.project.id, access: where.access }, { state: 'all', scope: 'all', orderBy: 'id', sort: 'asc' }, c.user)).clearSelect().select('issues.id');
@@ -174,6 +181,8 @@ async function searchRepository(c: Ctx, where: Extract<Where, { kind: 'project' 
       setPageHeaders(c, page, perPage, commits.length > perPage);
       return commits.slice(0, perPage).map((commit) => presentCommitDetail(commit, web, where.info.project.id));
     }
+    // Results beyond the 10,000th are not served (git would read the whole repository for them).
+    if (page * perPage > MAX_REPOSITORY_RESULTS) return [];
     const found = await repo.grepFiles(ref, search, page * perPage + 1);
     setPageHeaders(c, page, perPage, found.length > page * perPage);
     return found.slice((page - 1) * perPage, page * perPage).map((b) => ({
@@ -209,6 +218,8 @@ async function run(c: Ctx, where: Where, scopes: readonly string[]) {
   checkSearchRateLimit(`user:${user.id}`, true);
   if (where.kind !== 'project' && ADVANCED_ONLY.includes(p.scope)) throw apiError(400, { error: 'Scope supported only with advanced search or exact code search' });
   c.header('X-Search-Type', 'basic');
+  // An empty search term finds nothing (not everything).
+  if (p.search.trim() === '') return paginateArray(c, []);
   switch (p.scope) {
     case 'projects':
       return searchProjects(c, where, p.search);
