@@ -107,3 +107,13 @@ describe('search: review cases', () => {
     expect(r.headers.get('x-next-page')).toBe('2');
   });
 });
+
+describe('milestones where issues and merge requests are hidden', () => {
+  it('are 403 to callers who may read neither (GitLab read_milestone), readable to members', async () => {
+    const p = await createProject(s, 'no-features', { token: owner.token, visibility: 'public', extra: { issues_access_level: 'private', merge_requests_access_level: 'private' } });
+    await s.request('POST', `/projects/${p.id}/milestones`, { token: owner.token, json: { title: 'private plan' } });
+    expect((await s.request('GET', `/projects/${p.id}/milestones`, { token: outsider.token })).status).toBe(403);
+    expect((await s.request('GET', `/projects/${p.id}/milestones`, { token: null })).status).toBe(403);
+    expect((await s.request('GET', `/projects/${p.id}/milestones`, { token: owner.token })).body.map((m: any) => m.title)).toEqual(['private plan']);
+  });
+});

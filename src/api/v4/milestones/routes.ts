@@ -13,6 +13,7 @@ import { dbId, loadBundle, loadProjects, pathId, type MilestoneRow, type Project
 import { presentMergeRequestBasic, presentMilestone } from '../entities/merge-request.js';
 import { presentIssue } from '../entities/issue.js';
 import { canReadIssues } from '../../../services/issues/access.js';
+import { canReadMrs } from '../merge-requests/context.js';
 import { buildIssueQuery, orderIssues } from '../../../services/issues/list.js';
 import { loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
 
@@ -25,9 +26,15 @@ interface Owner {
   traversal?: string;
 }
 
+/**
+ * A project's milestones are read where its issues or its merge requests are (GitLab's
+ * read_milestone: 403 where neither feature is available to the caller).
+ */
 async function projectOwner(c: Ctx): Promise<Owner> {
   const found = await findProject(c, String(c.params.raw.id));
-  return { kind: 'project', id: found.project.id, access: found.access, info: { project: found.project, namespace: found.namespace } };
+  const info = { project: found.project, namespace: found.namespace };
+  if (!canReadIssues(c.user, info, found.access) && !canReadMrs(c, info, found.access)) throw forbidden();
+  return { kind: 'project', id: found.project.id, access: found.access, info };
 }
 
 async function groupOwner(c: Ctx): Promise<Owner> {
