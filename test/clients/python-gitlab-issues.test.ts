@@ -3,25 +3,12 @@
 // in project, group and global scope; edit, close, reopen; notes and threads; award emoji; time
 // tracking; subscriptions; participants; statistics; "Closes #n" in a merge request that closes the
 // issue when merged; deletion. The flow is test/clients/python_gitlab_issues_flow.py.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
 
-const PYTHON = '/usr/bin/python3';
-const run = promisify(execFile);
-
-async function hasPythonGitlab(): Promise<boolean> {
-  if (!existsSync(PYTHON)) return false;
-  try {
-    await run(PYTHON, ['-c', 'import gitlab']);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const run = runPython;
 
 let s: TestServer;
 beforeAll(async () => {

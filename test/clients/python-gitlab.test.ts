@@ -1,25 +1,12 @@
 // python-gitlab (Debian's python3-gitlab, installed by .ci/run) driving a real session: auth,
 // version, paginated lists, groups, projects, files, branches, commits, members, tags, releases,
 // merge requests and their notes and threads.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
 
-const PYTHON = '/usr/bin/python3';
-const run = promisify(execFile);
-
-async function hasPythonGitlab(): Promise<boolean> {
-  if (!existsSync(PYTHON)) return false;
-  try {
-    await run(PYTHON, ['-c', 'import gitlab']);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const run = runPython;
 
 let s: TestServer;
 beforeAll(async () => {

@@ -1,8 +1,7 @@
 // Who may do what with issues (GitLab's ProjectPolicy and IssuePolicy for the issue tracker): the
 // feature's access level, confidential issues, and the write rules the API applies.
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import { escapeLike } from '../../db/sql-helpers.js';
-import { membershipCondition } from '../projects/list.js';
+import type { Kysely } from 'kysely';
+import { featureProjectIds } from '../projects/list.js';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { AccessLevel } from '../access.js';
@@ -52,35 +51,7 @@ export function canDeleteIssue(user: UserRow | null, access: number): boolean {
   return !!user?.is_admin || access >= AccessLevel.OWNER || access === AccessLevel.PLANNER;
 }
 
-/**
- * Projects whose issues the user may read (lists across projects), as a subquery of project ids:
- * admins all; public projects (internal ones for users who are not external) with the feature
- * enabled; and projects the user reaches through membership at `minLevel` or above (direct, an
- * ancestor group, a personal namespace, a project or group share; unexpired: the projects list's
- * membershipCondition), the feature not disabled. `groupTraversal`: only projects in that group
- * and its subgroups; `nonArchived`: not archived ones.
- */
-export async function issueProjectIds(
-  db: Kysely<DB>,
-  user: UserRow | null,
-  opts: { minLevel?: number; membersOnly?: boolean; groupTraversal?: string; nonArchived?: boolean } = {},
-) {
-  let q = db.selectFrom('projects').select('projects.id').where('projects.issues_access_level', '!=', 'disabled');
-  if (opts.groupTraversal !== undefined) {
-    const prefix = `${escapeLike(opts.groupTraversal)}%`;
-    q = q.where('projects.namespace_id', 'in', db.selectFrom('namespaces').select('namespaces.id').where(sql<SqlBool>`namespaces.traversal like ${prefix} escape '\\'`));
-  }
-  if (opts.nonArchived) q = q.where('projects.archived', '=', 0);
-  if (user?.is_admin) return q;
-  const member = user ? await membershipCondition(db, user, opts.minLevel ?? AccessLevel.GUEST) : null;
-  return q.where((eb) => {
-    const ors: Expression<SqlBool>[] = [];
-    if (member) ors.push(member(eb));
-    if (!opts.membersOnly) {
-      const open = [eb('projects.visibility', '=', 'public')];
-      if (user && !user.external) open.push(eb('projects.visibility', '=', 'internal'));
-      ors.push(eb.and([eb.or(open), eb('projects.issues_access_level', '=', 'enabled')]));
-    }
-    return ors.length ? eb.or(ors) : sql<SqlBool>`1 = 0`;
-  });
+/** Projects whose issues the user may read (lists across projects): featureProjectIds for issues. */
+export function issueProjectIds(db: Kysely<DB>, user: UserRow | null, opts: Parameters<typeof featureProjectIds>[3] = {}) {
+  return featureProjectIds(db, user, 'issues_access_level', opts);
 }

@@ -41,6 +41,7 @@ export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: P
     projects?: ProjectRow[];
     namespaces?: NamespaceRow[];
   };
+  const readableMrProjects = ids.length && viewer !== undefined ? await readableProjectIds(db, viewer) : null;
   const first = ids.length
     ? await selectBatch(db, {
         assignees: db.selectFrom('issue_assignees').select(['id', 'issue_id', 'user_id', 'position']).where('issue_id', 'in', ids),
@@ -52,7 +53,7 @@ export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: P
           .select((eb) => ['c.issue_id', eb.fn.countAll<number>().as('n')])
           .where('c.issue_id', 'in', ids)
           .where('m.state', '!=', 'closed')
-          .$if(viewer !== undefined, (q) => q.where('m.project_id', 'in', readableProjectIds(db, viewer ?? null)))
+          .$if(readableMrProjects !== null, (q) => q.where('m.project_id', 'in', readableMrProjects!))
           .groupBy('c.issue_id'),
         ...(missingProjects.length ? projectQueries(db, missingProjects) : {}),
       })

@@ -3,10 +3,9 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
-import { AccessLevel } from '../access.js';
 import { escapeLike } from '../../db/sql-helpers.js';
 import type { MrRow } from './rows.js';
-import { todayUtc } from '../personal-access-tokens.js';
+import { featureProjectIds } from '../projects/list.js';
 
 export type ListScope =
   | { kind: 'global' }
@@ -116,87 +115,9 @@ function hasApproval(eb: EB, userId?: number, username?: string) {
   return eb.exists(q);
 }
 
-/** A membership that has not expired (`expires_at` is a day; it ends at the start of that day, as GitLab's). */
-function unexpired(alias: 'm' | 'gm' | 'sm' | 'wm' | 'pgl' | 'ggl') {
-  return sql<boolean>`(${sql.ref(`${alias}.expires_at`)} is null or ${sql.ref(`${alias}.expires_at`)} > ${todayUtc()})`;
-}
-
-/**
- * Projects whose merge requests the user may read: admins all; otherwise public projects, internal
- * ones for non-external users, and projects where the user is a member directly or through an
- * ancestor group (traversal prefix), owns the personal namespace, or reaches it through a share
- * (unexpired memberships and links only). Private merge request features need membership.
- */
-export function readableProjectIds(db: Kysely<DB>, user: UserRow | null) {
-  let q = db.selectFrom('projects as p').innerJoin('namespaces as n', 'n.id', 'p.namespace_id').select('p.id').where('p.merge_requests_access_level', '!=', 'disabled');
-  if (user?.is_admin) return q;
-  const uid = user?.id ?? -1;
-  q = q.where((eb) => {
-    const member = eb.or([
-      eb('n.owner_id', '=', uid),
-      eb.exists(eb.selectFrom('members as m').select('m.id').where('m.source_type', '=', 'Project').whereRef('m.source_id', '=', 'p.id').where('m.user_id', '=', uid).where('m.access_level', '>=', AccessLevel.GUEST).where(unexpired('m'))),
-      eb.exists(
-        eb
-          .selectFrom('members as gm')
-          .select('gm.id')
-          .where('gm.source_type', '=', 'Namespace')
-          .where('gm.user_id', '=', uid)
-          .where('gm.access_level', '>=', AccessLevel.GUEST)
-          .where(unexpired('gm'))
-          .where(sql<boolean>`n.traversal like ${sql.raw("'%/'")} || cast(gm.source_id as text) || ${sql.raw("'/%'")}`),
-      ),
-      // Shared with a group the user is a member of (or a subgroup of one): the project itself
-      // (project_group_links) or its group or an ancestor (group_group_links), as the projects
-      // list's membershipCondition.
-      eb.exists(
-        eb
-          .selectFrom('project_group_links as pgl')
-          .innerJoin('namespaces as sg', 'sg.id', 'pgl.group_id')
-          .select('pgl.id')
-          .whereRef('pgl.project_id', '=', 'p.id')
-          .where('pgl.group_access', '>=', AccessLevel.GUEST)
-          .where(unexpired('pgl'))
-          .where((e) =>
-            e.exists(
-              e
-                .selectFrom('members as sm')
-                .select('sm.id')
-                .where('sm.source_type', '=', 'Namespace')
-                .where('sm.user_id', '=', uid)
-                .where('sm.access_level', '>=', AccessLevel.GUEST)
-                .where(unexpired('sm'))
-                .where(sql<boolean>`sg.traversal like ${sql.raw("'%/'")} || cast(sm.source_id as text) || ${sql.raw("'/%'")}`),
-            ),
-          ),
-      ),
-      eb.exists(
-        eb
-          .selectFrom('group_group_links as ggl')
-          .innerJoin('namespaces as gs', 'gs.id', 'ggl.shared_group_id')
-          .innerJoin('namespaces as gw', 'gw.id', 'ggl.shared_with_group_id')
-          .select('ggl.id')
-          .where(sql<boolean>`n.traversal like gs.traversal || ${sql.raw("'%'")}`)
-          .where('ggl.group_access', '>=', AccessLevel.GUEST)
-          .where(unexpired('ggl'))
-          .where((e) =>
-            e.exists(
-              e
-                .selectFrom('members as wm')
-                .select('wm.id')
-                .where('wm.source_type', '=', 'Namespace')
-                .where('wm.user_id', '=', uid)
-                .where('wm.access_level', '>=', AccessLevel.GUEST)
-                .where(unexpired('wm'))
-                .where(sql<boolean>`gw.traversal like ${sql.raw("'%/'")} || cast(wm.source_id as text) || ${sql.raw("'/%'")}`),
-            ),
-          ),
-      ),
-    ]);
-    const open = [eb('p.visibility', '=', 'public')];
-    if (user && !user.external) open.push(eb('p.visibility', '=', 'internal'));
-    return eb.or([eb.and([eb.or(open), eb('p.merge_requests_access_level', '=', 'enabled')]), member]);
-  });
-  return q;
+/** Projects whose merge requests the user may read (lists across projects): featureProjectIds for merge requests. */
+export function readableProjectIds(db: Kysely<DB>, user: UserRow | null, opts: Parameters<typeof featureProjectIds>[3] = {}) {
+  return featureProjectIds(db, user, 'merge_requests_access_level', opts);
 }
 
 function applyIdFilter(q: Q, value: IdFilter | undefined, has: (eb: EB, id?: number) => ReturnType<typeof hasAssignee>): Q {
@@ -298,14 +219,12 @@ function applyOrder(q: Q, orderBy: string, sort: 'asc' | 'desc'): Q {
 }
 
 /** The filtered, ordered query; the caller paginates it. */
-export function buildListQuery(db: Kysely<DB>, scope: ListScope, f: ListFilters, user: UserRow | null): Q {
+export async function buildListQuery(db: Kysely<DB>, scope: ListScope, f: ListFilters, user: UserRow | null): Promise<Q> {
   let q = db.selectFrom('merge_requests').selectAll('merge_requests') as Q;
   if (scope.kind === 'project') {
     q = q.where('merge_requests.project_id', '=', scope.projectId);
   } else {
-    let projects = readableProjectIds(db, user);
-    if (scope.kind === 'group') projects = projects.where('n.traversal', 'like', `${escapeLike(scope.traversal)}%`);
-    if (f.nonArchived) projects = projects.where('p.archived', '=', 0);
+    const projects = await readableProjectIds(db, user, { groupTraversal: scope.kind === 'group' ? scope.traversal : undefined, nonArchived: f.nonArchived });
     q = q.where('merge_requests.project_id', 'in', projects);
   }
   if (f.state && f.state !== 'all') q = q.where('merge_requests.state', '=', f.state);

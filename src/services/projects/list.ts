@@ -3,7 +3,7 @@
 import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
-import { containsCi, like } from '../../db/sql-helpers.js';
+import { containsCi, escapeLike, like } from '../../db/sql-helpers.js';
 import { AccessLevel } from '../access.js';
 import { todayUtc } from '../personal-access-tokens.js';
 
@@ -98,6 +98,39 @@ export async function membershipCondition(db: Kysely<DB>, user: UserRow, minLeve
     }
     return eb.or(ors);
   };
+}
+
+/**
+ * Projects whose `feature` (issues, merge requests) the user may read, as a subquery of project
+ * ids: admins all; public projects (internal ones for users who are not external) with the feature
+ * enabled; and projects the user reaches through membership at `minLevel` or above
+ * (membershipCondition: direct, an ancestor group, a personal namespace, a share; unexpired), the
+ * feature not disabled. `membersOnly`: the membership part alone; `groupTraversal`: only projects
+ * in that group and its subgroups; `nonArchived`: not archived ones.
+ */
+export async function featureProjectIds(
+  db: Kysely<DB>,
+  user: UserRow | null,
+  feature: 'issues_access_level' | 'merge_requests_access_level',
+  opts: { minLevel?: number; membersOnly?: boolean; groupTraversal?: string; nonArchived?: boolean } = {},
+) {
+  let q = db.selectFrom('projects').select('projects.id').where(`projects.${feature}`, '!=', 'disabled');
+  if (opts.groupTraversal !== undefined) {
+    q = q.where('projects.namespace_id', 'in', db.selectFrom('namespaces').select('namespaces.id').where(like('namespaces.traversal', `${escapeLike(opts.groupTraversal)}%`)));
+  }
+  if (opts.nonArchived) q = q.where('projects.archived', '=', 0);
+  if (user?.is_admin) return q;
+  const member = user ? await membershipCondition(db, user, opts.minLevel ?? AccessLevel.GUEST) : null;
+  return q.where((eb) => {
+    const ors: Expression<SqlBool>[] = [];
+    if (member) ors.push(member(eb));
+    if (!opts.membersOnly) {
+      const open = [eb('projects.visibility', '=', 'public')];
+      if (user && !user.external) open.push(eb('projects.visibility', '=', 'internal'));
+      ors.push(eb.and([eb.or(open), eb(`projects.${feature}`, '=', 'enabled')]));
+    }
+    return ors.length ? eb.or(ors) : sql<SqlBool>`1 = 0`;
+  });
 }
 
 /** Read rule of canReadProject as SQL: public, internal for non-external users, members; admins all. */

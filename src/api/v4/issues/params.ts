@@ -50,7 +50,7 @@ export function parseIssueFilters(c: Ctx, defaults: { scope: string; nonArchived
   for (const pair of [
     ['author_id', 'author_username'],
     ['assignee_id', 'assignee_username'],
-    ['milestone', 'milestone_id'],
+    ['milestone_id', 'milestone'],
   ]) {
     p.mutuallyExclusive(pair);
   }

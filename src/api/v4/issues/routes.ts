@@ -239,7 +239,7 @@ export function registerIssueRoutes(app: FastifyInstance): void {
     route(app, 'GET', `/projects/:id/issues/:issue_iid/${suffix}`, async function closingMrs(c) {
       const s = await issueFromPath(c);
       const mrIds = c.app.db.selectFrom('merge_requests_closing_issues').select('merge_request_id').where('issue_id', '=', s.issue.id);
-      const q = buildListQuery(c.app.db, { kind: 'global' }, { orderBy: 'created_at', sort: 'desc', state: 'all' }, c.user).where('merge_requests.id', 'in', mrIds);
+      const q = (await buildListQuery(c.app.db, { kind: 'global' }, { orderBy: 'created_at', sort: 'desc', state: 'all' }, c.user)).where('merge_requests.id', 'in', mrIds);
       const rows = (await paginateOffset(c, q)) as MrRow[];
       const bundle = await loadBundle(c.app.db, rows);
       // Only requests of projects whose merge requests the caller may read (the list query's rule).

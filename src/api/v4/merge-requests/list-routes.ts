@@ -25,7 +25,7 @@ async function listAndPresent(c: Ctx, scope: ListScope, defaults: { scope: strin
     c.noStore();
     checkSearchRateLimit(c.user ? `user:${c.user.id}` : `ip:${c.req.ip}`, c.user !== null);
   }
-  let rows = (await paginateOffset(c, buildListQuery(c.app.db, scope, filters, c.user), { deferredJoin: 'merge_requests' })) as MrRow[];
+  let rows = (await paginateOffset(c, await buildListQuery(c.app.db, scope, filters, c.user), { deferredJoin: 'merge_requests' })) as MrRow[];
   // with_merge_status_recheck: the caller asks for fresh statuses, so this page is rechecked against
   // the repository (only for callers who could update, as GitLab's restrict_merge_status_recheck).
   if (c.params.bool('with_merge_status_recheck') && scope.kind === 'project' && scope.access >= AccessLevel.DEVELOPER) {
@@ -71,7 +71,7 @@ export function registerMergeRequestListRoutes(app: FastifyInstance): void {
     const commit = await findCommit(pr, String(c.params.raw.sha ?? ''));
     const state = c.params.enum('state', ['opened', 'closed', 'locked', 'merged', 'all'] as const) ?? 'all';
     const scope = { kind: 'project' as const, projectId: p.info.project.id, access: p.access };
-    const q = buildListQuery(c.app.db, scope, { orderBy: 'created_at', sort: 'desc', state }, c.user).where((eb) =>
+    const q = (await buildListQuery(c.app.db, scope, { orderBy: 'created_at', sort: 'desc', state }, c.user)).where((eb) =>
       eb.or([eb('merge_requests.head_sha', '=', commit.id), eb('merge_requests.merge_commit_sha', '=', commit.id), eb('merge_requests.squash_commit_sha', '=', commit.id)]),
     );
     const rows = (await paginateOffset(c, q)) as MrRow[];

@@ -155,7 +155,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const o = await ownerOf(c);
     const m = await findMilestone(c, o);
     const scope = o.kind === 'project' ? { kind: 'project' as const, projectId: o.id, access: o.access } : { kind: 'group' as const, groupId: o.id, traversal: o.traversal! };
-    const q = buildListQuery(c.app.db, scope, { orderBy: 'created_at', sort: 'asc', state: 'all' }, c.user).where('merge_requests.milestone_id', '=', m.id);
+    const q = (await buildListQuery(c.app.db, scope, { orderBy: 'created_at', sort: 'asc', state: 'all' }, c.user)).where('merge_requests.milestone_id', '=', m.id);
     const rows = await paginateOffset(c, q);
     const bundle = await loadBundle(c.app.db, rows, o.info ? [o.info] : []);
     return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));

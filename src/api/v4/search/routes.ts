@@ -85,7 +85,7 @@ async function searchMergeRequests(c: Ctx, where: Where, p: ReturnType<typeof re
     if (!canReadMrs(c, where.info, where.access)) return paginateArray(c, []);
     scope = { kind: 'project', projectId: where.info.project.id, access: where.access };
   } else scope = where.kind === 'group' ? { kind: 'group', groupId: where.group.id, traversal: where.group.traversal } : { kind: 'global' };
-  const q = buildListQuery(c.app.db, scope, { state: p.state ?? 'all', search: p.search, orderBy: 'created_at', sort: 'desc' }, c.user);
+  const q = await buildListQuery(c.app.db, scope, { state: p.state ?? 'all', search: p.search, orderBy: 'created_at', sort: 'desc' }, c.user);
   const rows = (await paginateOffset(c, q)) as MrRow[];
   const bundle = await loadBundle(c.app.db, rows, where.kind === 'project' ? [where.info] : []);
   return rows.map((r) => presentMergeRequestBasic(r, { base: c.base, bundle }));
@@ -102,7 +102,8 @@ async function searchMilestones(c: Ctx, where: Where, search: string) {
   } else {
     // Milestones of projects whose issues or merge requests the caller may read (GitLab's MilestonesFinder over its projects).
     const projects = await issueProjectIds(db, c.user, where.kind === 'group' ? { groupTraversal: where.group.traversal } : {});
-    q = q.where((eb) => eb.or([eb('project_id', 'in', projects), eb('project_id', 'in', readableProjectIds(db, c.user))]));
+    const mrProjects = await readableProjectIds(db, c.user);
+    q = q.where((eb) => eb.or([eb('project_id', 'in', projects), eb('project_id', 'in', mrProjects)]));
     if (where.kind === 'group') q = q.where('project_id', 'in', db.selectFrom('projects').select('id').where('namespace_id', 'in', db.selectFrom('namespaces').select('id').where(sql<boolean>`traversal like ${`${where.group.traversal}%`}`)));
   }
   const rows = (await paginateOffset(c, q.orderBy('id', 'desc'))) as MilestoneRow[];
