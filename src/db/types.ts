@@ -28,6 +28,7 @@ import type * as MR from './tables/merge-requests.js';
 import type * as Releases from './tables/releases.js';
 import type * as ProtectedRefs from './tables/protected-refs.js';
 import type * as WebHooks from './tables/web-hooks.js';
+import type { CiVariablesTable } from './tables/ci-variables.js';
 import type * as Issues from './tables/issues.js';
 
 export interface DB {
@@ -83,4 +84,5 @@ export interface DB {
   issue_labels: Issues.IssueLabelsTable;
   merge_requests_closing_issues: Issues.MergeRequestsClosingIssuesTable;
   issue_links: Issues.IssueLinksTable;
+  ci_variables: CiVariablesTable;
 }

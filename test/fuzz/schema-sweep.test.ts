@@ -177,6 +177,11 @@ describe.each(CONFIGS)('response schemas (%s)', (_name, env) => {
     ids.aliceKey = await ok('POST', '/users/:id/keys', { id: alice.id }, { json: { title: 'alice', key: sshKey('alice@example'), expires_at: '2099-01-01T00:00:00Z' } });
     ids.bobKey = await ok('POST', '/users/:id/keys', { id: bob.id }, { json: { title: 'bob', key: sshKey('bob@example'), usage_type: 'auth' } });
     await ok('POST', '/applications', {}, { json: { name: 'app', redirect_uri: 'https://app.example/cb', scopes: 'api read_user' } });
+    // CI/CD variables, named as the sweep's `:key` (one hidden: its value is null).
+    await ok('POST', '/projects/:id/variables', { id: p.id }, { json: { key: 'color', value: 'blue', environment_scope: 'production', description: 'd' } });
+    await ok('POST', '/projects/:id/variables', { id: p.id }, { json: { key: 'HIDDEN_VAR', value: 'hidden-value', masked_and_hidden: true } });
+    await ok('POST', '/groups/:id/variables', { id: g.id }, { json: { key: 'color', value: 'red', variable_type: 'file' } });
+    await ok('POST', '/admin/ci/variables', {}, { json: { key: 'color', value: 'green', masked: false } });
     // Archived and unarchived, to read both states.
     await ok('POST', '/projects/:id/archive', { id: q.id });
     await ok('POST', '/groups/:id/archive', { id: sg.id });

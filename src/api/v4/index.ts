@@ -22,6 +22,7 @@ import { registerSearchRoutes } from './search/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
+import { registerVariableRoutes } from './variables/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
 
 export type RouteModule = (app: FastifyInstance) => void;
@@ -49,6 +50,7 @@ export const apiModules: RouteModule[] = [
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,
+  registerVariableRoutes,
   registerVersionRoutes,
 ];
 

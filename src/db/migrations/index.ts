@@ -23,9 +23,10 @@ import { forks } from './0019-forks.js';
 import { stars } from './0020-stars.js';
 import { commitCount } from './0021-commit-count.js';
 import { issues } from './0022-issues.js';
+import { ciVariables } from './0023-ci-variables.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -47,6 +47,7 @@ import {
 } from './misc.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
+import { CiVariable } from './variables.js';
 import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
 import { Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
@@ -95,6 +96,23 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /personal_access_tokens/:id': json(PersonalAccessToken),
   'DELETE /personal_access_tokens/:id': empty,
   'POST /personal_access_tokens/:id/rotate': json(PersonalAccessTokenWithToken),
+
+  // variables/routes.ts
+  'GET /projects/:id/variables': list(CiVariable),
+  'GET /projects/:id/variables/:key': json(CiVariable),
+  'POST /projects/:id/variables': json(CiVariable),
+  'PUT /projects/:id/variables/:key': json(CiVariable),
+  'DELETE /projects/:id/variables/:key': empty,
+  'GET /groups/:id/variables': list(CiVariable),
+  'GET /groups/:id/variables/:key': json(CiVariable),
+  'POST /groups/:id/variables': json(CiVariable),
+  'PUT /groups/:id/variables/:key': json(CiVariable),
+  'DELETE /groups/:id/variables/:key': empty,
+  'GET /admin/ci/variables': list(CiVariable),
+  'GET /admin/ci/variables/:key': json(CiVariable),
+  'POST /admin/ci/variables': json(CiVariable),
+  'PUT /admin/ci/variables/:key': json(CiVariable),
+  'DELETE /admin/ci/variables/:key': empty,
 
   // keys/routes.ts
   'GET /user/keys': list(SshKey),
