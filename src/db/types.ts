@@ -29,6 +29,7 @@ import type * as Releases from './tables/releases.js';
 import type * as ProtectedRefs from './tables/protected-refs.js';
 import type * as WebHooks from './tables/web-hooks.js';
 import type { CiVariablesTable } from './tables/ci-variables.js';
+import type { DeployTokensTable } from './tables/deploy-tokens.js';
 import type * as Issues from './tables/issues.js';
 
 export interface DB {
@@ -85,4 +86,5 @@ export interface DB {
   merge_requests_closing_issues: Issues.MergeRequestsClosingIssuesTable;
   issue_links: Issues.IssueLinksTable;
   ci_variables: CiVariablesTable;
+  deploy_tokens: DeployTokensTable;
 }

@@ -5,6 +5,7 @@ import { AccessLevel, canReadProject } from '../services/access.js';
 import { effectiveAccess, loadProjectById, type NamespaceRow, type ProjectRow } from '../services/projects/lookup.js';
 import { canReadRepository } from '../services/repository/project-repo.js';
 import { collaborationBranches } from '../services/projects/collaboration.js';
+import { deployTokenReaches } from '../services/deploy-tokens.js';
 import { hasScope, READ_SCOPES, WRITE_SCOPES, type GitCaller } from './credentials.js';
 
 export type GitDecision =
@@ -37,6 +38,7 @@ async function projectIdForPath(app: AppContext, fullPath: string): Promise<numb
  */
 export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath: string, rpc: 'upload-pack' | 'receive-pack'): Promise<GitDecision> {
   if (caller.kind === 'invalid') return { allow: false, status: 401, message: ACCESS_DENIED };
+  if (caller.kind === 'deploy_token') return authorizeDeployToken(app, caller, fullPath, rpc);
   const anonymous = caller.kind === 'anonymous';
   const user = caller.kind === 'user' ? caller.user : null;
   const deny = (status: 401 | 403 | 404, message: string): GitDecision => ({ allow: false, status, message });
@@ -67,4 +69,21 @@ export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath:
     }
   }
   return { allow: true, project: found.project, namespace: found.namespace, access };
+}
+
+/**
+ * A deploy token reads the code of the projects it reaches (its project, or its group's and
+ * subgroups') when it has read_repository, and never pushes. One that does not reach the project,
+ * or a project whose repository is turned off, is refused as wrong credentials (GitLab's
+ * deploy_token_check finds no token for it and falls through to password authentication).
+ */
+async function authorizeDeployToken(app: AppContext, caller: Extract<GitCaller, { kind: 'deploy_token' }>, fullPath: string, rpc: 'upload-pack' | 'receive-pack'): Promise<GitDecision> {
+  const denied: GitDecision = { allow: false, status: 401, message: ACCESS_DENIED };
+  const id = await projectIdForPath(app, fullPath);
+  const found = id === null ? null : await loadProjectById(app.db, id);
+  if (!found || found.project.repository_access_level === 'disabled') return denied;
+  if (!(await deployTokenReaches(app.db, caller.token, found.project, found.namespace.traversal))) return denied;
+  if (rpc === 'receive-pack') return { allow: false, status: 403, message: 'You are not allowed to upload code.' };
+  if (!hasScope(caller, ['read_repository'])) return { allow: false, status: 403, message: 'You are not allowed to download code.' };
+  return { allow: true, project: found.project, namespace: found.namespace, access: AccessLevel.NO_ACCESS };
 }

@@ -1,16 +1,20 @@
 // Who is talking to git over HTTP (spec document 1 §5 rule 5): HTTP Basic with any username and a
 // token as the password: a personal access token, or an OAuth access token with a repository
-// scope. Missing credentials are anonymous; wrong ones are refused, even for public projects.
+// scope; or a deploy token with its own username. Missing credentials are anonymous; wrong ones are
+// refused, even for public projects.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { resolveToken } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
+import { resolveDeployToken, type DeployTokenRow } from '../services/deploy-tokens.js';
 
 export type GitCaller =
   | { kind: 'anonymous' }
   | { kind: 'invalid' }
-  | { kind: 'user'; user: UserRow; scopes: string[] };
+  | { kind: 'user'; user: UserRow; scopes: string[] }
+  /** A project's or group's deploy token (read-only; GitLab's deploy_token_check). */
+  | { kind: 'deploy_token'; token: DeployTokenRow; scopes: string[] };
 
 /** Scopes that allow fetching, and those that allow pushing. */
 export const READ_SCOPES = ['api', 'read_repository', 'write_repository'];
@@ -31,6 +35,9 @@ export async function identifyGitCaller(app: AppContext, headers: IncomingHttpHe
   const creds = basicCredentials(headers);
   if (creds === null) return { kind: 'anonymous' };
   if (creds === 'malformed' || creds.password === '') return { kind: 'invalid' };
+  // Deploy tokens carry GitLab's gldt- prefix, which no personal or OAuth token has.
+  const deploy = await resolveDeployToken(app, creds.username, creds.password);
+  if (deploy) return { kind: 'deploy_token', token: deploy, scopes: JSON.parse(deploy.scopes) as string[] };
   try {
     // 'bearer' tries an OAuth token first, then a personal access token.
     const resolved = await resolveToken(app, creds.password, 'bearer');
@@ -44,5 +51,5 @@ export async function identifyGitCaller(app: AppContext, headers: IncomingHttpHe
 }
 
 export function hasScope(caller: GitCaller, allowed: string[]): boolean {
-  return caller.kind === 'user' && caller.scopes.some((s) => allowed.includes(s));
+  return (caller.kind === 'user' || caller.kind === 'deploy_token') && caller.scopes.some((s) => allowed.includes(s));
 }

@@ -14,6 +14,7 @@ import { serveGit, type ServeOptions } from './serve.js';
 import { pushPolicy } from './push-policy.js';
 import { preparePush, type PreparedPush } from '../git/pre-receive-hook.js';
 import { baseUrl } from '../http/route.js';
+import { deployTokenUsername } from '../services/deploy-tokens.js';
 
 const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
   { method: 'GET', suffix: '/info/refs' },
@@ -62,6 +63,7 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   // Same buckets as the API: a clone loop or a password-guessing client is throttled alike.
   try {
     if (caller.kind === 'user') await app.rateLimiter.hit('authenticated', `user:${caller.user.id}`);
+    else if (caller.kind === 'deploy_token') await app.rateLimiter.hit('authenticated', `deploy_token:${caller.token.id}`);
     else await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
   } catch (err) {
     if (err instanceof ApiError) return sendText(reply, err.status, 'Retry later', err.headers);
@@ -78,6 +80,7 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   const userId = caller.kind === 'user' ? caller.user.id : null;
   const options: ServeOptions = { repoPath: repo.path, pathInfo: parsed.pathInfo };
   if (caller.kind === 'user') options.remoteUser = caller.user.username;
+  else if (caller.kind === 'deploy_token') options.remoteUser = deployTokenUsername(caller.token);
   let prepared: PreparedPush | null = null;
   if (before) {
     // Protected branches and tags: the pre-receive hook applies what this pusher may do.

@@ -182,6 +182,9 @@ describe.each(CONFIGS)('response schemas (%s)', (_name, env) => {
     await ok('POST', '/projects/:id/variables', { id: p.id }, { json: { key: 'HIDDEN_VAR', value: 'hidden-value', masked_and_hidden: true } });
     await ok('POST', '/groups/:id/variables', { id: g.id }, { json: { key: 'color', value: 'red', variable_type: 'file' } });
     await ok('POST', '/admin/ci/variables', {}, { json: { key: 'color', value: 'green', masked: false } });
+    // Deploy tokens of the project and the group (one expired).
+    await ok('POST', '/projects/:id/deploy_tokens', { id: p.id }, { json: { name: 'dt', scopes: ['read_repository'], expires_at: '2001-01-01' } });
+    await ok('POST', '/groups/:id/deploy_tokens', { id: g.id }, { json: { name: 'gdt', scopes: 'read_registry', username: 'bot' } });
     // Archived and unarchived, to read both states.
     await ok('POST', '/projects/:id/archive', { id: q.id });
     await ok('POST', '/groups/:id/archive', { id: sg.id });

@@ -4,6 +4,7 @@ import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { registerApplicationRoutes } from './applications/routes.js';
 import { registerAuditEventRoutes } from './audit-events/routes.js';
 import { registerDeploymentRoutes } from './deployments/routes.js';
+import { registerDeployTokenRoutes } from './deploy-tokens/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
 import { registerIssueRoutes } from './issues/routes.js';
@@ -32,6 +33,7 @@ export const apiModules: RouteModule[] = [
   registerApplicationRoutes,
   registerAuditEventRoutes,
   registerDeploymentRoutes,
+  registerDeployTokenRoutes,
   registerGroupRoutes,
   registerHookRoutes,
   registerIssueRoutes,

@@ -24,9 +24,10 @@ import { stars } from './0020-stars.js';
 import { commitCount } from './0021-commit-count.js';
 import { issues } from './0022-issues.js';
 import { ciVariables } from './0023-ci-variables.js';
+import { deployTokens } from './0024-deploy-tokens.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -6,6 +6,7 @@ import type { UserRow } from '../../db/repositories/users.js';
 import { apiError } from '../../http/errors.js';
 import { recordAudit } from '../audit.js';
 import { deleteOwnerVariables } from '../ci-variables/variables.js';
+import { deleteOwnerDeployTokens } from '../deploy-tokens.js';
 import { deleteProject } from '../projects/update.js';
 import { movePrefix, pathTaken } from '../routes.js';
 import type { GroupRow } from './lookup.js';
@@ -38,6 +39,7 @@ export async function deleteGroup(app: AppContext, user: UserRow, group: GroupRo
       await trx.deleteFrom('redirect_routes').where('source_type', '=', 'Namespace').where('source_id', 'in', chunk).execute();
       await trx.deleteFrom('group_settings').where('namespace_id', 'in', chunk).execute();
       await deleteOwnerVariables(trx, 'Namespace', chunk);
+      await deleteOwnerDeployTokens(trx, 'group', chunk);
       await trx.deleteFrom('namespace_custom_attributes').where('namespace_id', 'in', chunk).execute();
       await trx
         .deleteFrom('group_group_links')

@@ -50,7 +50,7 @@ import { Namespace, NamespaceExists } from './namespaces.js';
 import { CiVariable } from './variables.js';
 import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
 import { Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
-import { Application, ApplicationWithSecret, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
+import { Application, ApplicationWithSecret, DeployToken, DeployTokenWithToken, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
 export type ResponseSpec =
@@ -96,6 +96,17 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /personal_access_tokens/:id': json(PersonalAccessToken),
   'DELETE /personal_access_tokens/:id': empty,
   'POST /personal_access_tokens/:id/rotate': json(PersonalAccessTokenWithToken),
+
+  // deploy-tokens/routes.ts
+  'GET /deploy_tokens': list(DeployToken),
+  'GET /projects/:id/deploy_tokens': list(DeployToken),
+  'GET /projects/:id/deploy_tokens/:token_id': json(DeployToken),
+  'POST /projects/:id/deploy_tokens': json(DeployTokenWithToken),
+  'DELETE /projects/:id/deploy_tokens/:token_id': empty,
+  'GET /groups/:id/deploy_tokens': list(DeployToken),
+  'GET /groups/:id/deploy_tokens/:token_id': json(DeployToken),
+  'POST /groups/:id/deploy_tokens': json(DeployTokenWithToken),
+  'DELETE /groups/:id/deploy_tokens/:token_id': empty,
 
   // variables/routes.ts
   'GET /projects/:id/variables': list(CiVariable),

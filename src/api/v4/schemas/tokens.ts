@@ -43,3 +43,15 @@ const applicationProps = {
 
 export const Application = obj(applicationProps, { title: 'Application' });
 export const ApplicationWithSecret = obj({ ...applicationProps, secret: Str() }, { title: 'ApplicationWithSecret' });
+
+/** Entities::DeployToken; DeployTokenWithToken adds `token` (creation only). */
+export const DeployToken = obj({
+  id: Int(),
+  name: Str(),
+  username: Str(),
+  expires_at: NTime(),
+  scopes: Arr(Str()),
+  revoked: Bool(),
+  expired: Bool(),
+});
+export const DeployTokenWithToken = obj({ ...DeployToken.properties, token: Str() });

@@ -1,6 +1,7 @@
-// @gitbeaker/rest managing CI/CD variables: ProjectVariables, GroupVariables and
+// @gitbeaker/rest as CI tools use it: CI/CD variables through ProjectVariables, GroupVariables and
 // InstanceLevelCICDVariables (camelCase options sent as snake_case JSON, the edit's filter in the
-// body, show's and remove's filter in the query string, every page walked through Link).
+// body, show's and remove's filter in the query string, every page walked through Link), and
+// DeployTokens for projects, groups and the instance.
 import { Gitlab } from '@gitbeaker/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -21,7 +22,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-describe('@gitbeaker/rest variables', () => {
+describe('@gitbeaker/rest CI tooling', () => {
   it('ProjectVariables: create, all (every page), show, edit, remove, with environment scopes', async () => {
     const created = await api.ProjectVariables.create(projectId, 'DEPLOY_TOKEN', 'deploy-secret-1', { masked: true, protected: true, variableType: 'env_var' });
     expect(created).toMatchObject({ key: 'DEPLOY_TOKEN', value: 'deploy-secret-1', masked: true, protected: true, environment_scope: '*' });
@@ -52,5 +53,18 @@ describe('@gitbeaker/rest variables', () => {
     expect((await api.InstanceLevelCICDVariables.edit('REGISTRY', 'registry.internal')).value).toBe('registry.internal');
     expect((await api.InstanceLevelCICDVariables.show('REGISTRY')).value).toBe('registry.internal');
     expect((await api.InstanceLevelCICDVariables.all()).map((v) => v.key)).toEqual(['REGISTRY']);
+  });
+
+  it('DeployTokens: create for a project and a group, all in three scopes, remove', async () => {
+    const p = await api.DeployTokens.create('ci', ['read_repository'], { projectId, expires_at: '2099-01-01T00:00:00Z' } as never);
+    expect(p).toMatchObject({ name: 'ci', scopes: ['read_repository'], expires_at: '2099-01-01T00:00:00.000Z', revoked: false, expired: false });
+    expect(String(p.token)).toMatch(/^gldt-/);
+    const g = await api.DeployTokens.create('group', ['read_repository', 'read_package_registry'], { groupId, username: 'beaker-bot' } as never);
+    expect(g.username).toBe('beaker-bot');
+    expect((await api.DeployTokens.all({ projectId })).map((t) => t.name)).toEqual(['ci']);
+    expect((await api.DeployTokens.all({ groupId })).map((t) => t.name)).toEqual(['group']);
+    expect((await api.DeployTokens.all()).map((t) => t.name)).toEqual(['ci', 'group']);
+    await api.DeployTokens.remove(p.id as number, { projectId });
+    expect(await api.DeployTokens.all({ projectId })).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
-# A CI tool's variables session with python-gitlab (Debian's python3-gitlab) against Labwright:
-# project, group and instance CI/CD variables created, listed with get_all, read by key and by
-# filter[environment_scope], edited through save(), refused when duplicated, and deleted.
-# Usage: python3 python_gitlab_variables_flow.py <url> <root-token>; prints one JSON object of
+# A CI tool's session with python-gitlab (Debian's python3-gitlab) against Labwright: project,
+# group and instance CI/CD variables created, listed with get_all, read by key and by
+# filter[environment_scope], edited through save(), refused when duplicated, and deleted; project
+# and group deploy tokens created, listed and deleted, and one used by git to clone.
+# Usage: python3 python_gitlab_ci_flow.py <url> <root-token>; prints one JSON object of
 # observations (the last line of stdout).
 import json
 import sys
@@ -78,4 +79,25 @@ def delete_all():
 
 step("after_delete", delete_all)
 step("missing", lambda: project.variables.get("DEPLOY_KEY"))
+
+# Deploy tokens
+project.files.create({"file_path": "README.md", "branch": "main", "content": "# vars-app\n", "commit_message": "Add README"})
+step("dt_created", lambda: (lambda t: {"name": t.name, "username": t.username, "scopes": t.scopes, "has_token": t.token.startswith("gldt-")})(
+    project.deploytokens.create({"name": "ci-clone", "scopes": ["read_repository"], "expires_at": "2099-12-31"})))
+dt = project.deploytokens.list()[0]
+step("dt_listed", lambda: [(t.name, t.expires_at, t.revoked, t.expired) for t in project.deploytokens.list()])
+step("dt_get", lambda: project.deploytokens.get(dt.id).name)
+gdt = group.deploytokens.create({"name": "group-ci", "scopes": ["read_repository", "read_registry"], "username": "group-ci-bot"})
+step("group_dt", lambda: [(t.username, t.scopes) for t in group.deploytokens.list()])
+step("instance_dt", lambda: sorted(t.name for t in gl.deploytokens.list(get_all=True)))
+out["dt_credentials"] = {"username": gdt.username, "token": gdt.token, "path": project.path_with_namespace}
+step("dt_bad_scope", lambda: project.deploytokens.create({"name": "x", "scopes": ["write_repository"]}))
+
+
+def delete_dt():
+    dt.delete()
+    return [t.name for t in project.deploytokens.list()]
+
+
+step("dt_after_delete", delete_dt)
 print(json.dumps(out))

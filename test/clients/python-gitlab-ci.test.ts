@@ -1,7 +1,11 @@
-// python-gitlab (Debian's python3-gitlab, installed by .ci/run) managing CI/CD variables as CI tools
-// do: project, group and instance variables, get_all lists, save(), environment scope filters and
-// the errors it raises. The flow is test/clients/python_gitlab_variables_flow.py.
+// python-gitlab (Debian's python3-gitlab, installed by .ci/run) as CI tools use it: project, group and
+// instance CI/CD variables (get_all lists, save(), environment scope filters and the errors it
+// raises), and deploy tokens, one of them then used by the git CLI to clone. The flow is
+// test/clients/python_gitlab_ci_flow.py.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { git } from '../helpers/git.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
@@ -25,10 +29,10 @@ const shape = (key: string, value: string | null, extra: Record<string, unknown>
   ...extra,
 });
 
-describe('python-gitlab variables', () => {
-  it('manages project, group and instance variables unchanged', async () => {
+describe('python-gitlab CI tooling', () => {
+  it('manages variables and deploy tokens unchanged', async () => {
     if (!(await hasPythonGitlab())) throw new Error('python3-gitlab is not installed: apt-get install -y python3-gitlab');
-    const { stdout } = await runPython(PYTHON, [join(import.meta.dirname, 'python_gitlab_variables_flow.py'), s.url, s.rootToken], { timeout: 120_000 });
+    const { stdout } = await runPython(PYTHON, [join(import.meta.dirname, 'python_gitlab_ci_flow.py'), s.url, s.rootToken], { timeout: 120_000 });
     const out = JSON.parse(stdout.trim().split('\n').pop()!);
     expect(out.created).toEqual(shape('DEPLOY_KEY', 's3cr3t-value', { protected: true, masked: true }));
     expect(out.listed).toBe(26);
@@ -49,5 +53,22 @@ describe('python-gitlab variables', () => {
     expect(out.instance_listed).toEqual(['REGISTRY']);
     expect(out.after_delete).toEqual([26, 0, 0]);
     expect(out.missing).toEqual({ error: 404, message: '404 Variable Not Found' });
+
+    expect(out.dt_created).toEqual({ name: 'ci-clone', username: expect.stringMatching(/^gitlab\+deploy-token-\d+$/), scopes: ['read_repository'], has_token: true });
+    expect(out.dt_listed).toEqual([['ci-clone', '2099-12-31T00:00:00.000Z', false, false]]);
+    expect(out.dt_get).toBe('ci-clone');
+    expect(out.group_dt).toEqual([['group-ci-bot', ['read_repository', 'read_registry']]]);
+    expect(out.instance_dt).toEqual(['ci-clone', 'group-ci']);
+    expect(out.dt_bad_scope).toEqual({ error: 400, message: 'scopes does not have a valid value' });
+    expect(out.dt_after_delete).toEqual([]);
+    // The group's token clones the group's project with the git CLI.
+    const work = mkdtempSync(join(tmpdir(), 'lw-pygl-ci-'));
+    try {
+      const { username, token, path } = out.dt_credentials;
+      await git(work, 'clone', '-q', `http://${username}:${token}@${s.url.replace('http://', '')}/${path}.git`, join(work, 'c'));
+      expect(readFileSync(join(work, 'c', 'README.md'), 'utf8')).toBe('# vars-app\n');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   }, 180_000);
 });
