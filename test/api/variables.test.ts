@@ -197,6 +197,27 @@ describe('project variables', () => {
     expect(left).toEqual(['*', 'review/*']);
   });
 
+  it('counts characters as GitLab does, strips only ASCII whitespace, bounds values, and reads a .json suffix', async () => {
+    const emoji = await s.request('POST', pv(), { token: maint.token, json: { key: 'EMOJI', value: 'x', description: '😀'.repeat(200) } });
+    expect(emoji.status).toBe(201);
+    const nbsp = await s.request('POST', pv(), { token: maint.token, json: { key: '\u00a0NBSP', value: 'x' } });
+    expect(nbsp.body).toEqual({ message: { key: ["can contain only letters, digits and '_'."] } });
+    const blankScope = await s.request('POST', pv(), { token: maint.token, json: { key: 'BLANK', value: 'x', environment_scope: ' ' } });
+    expect(blankScope.body).toEqual({ message: { environment_scope: ["can't be blank", "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces"] } });
+    const big = await s.request('POST', pv(), { token: maint.token, json: { key: 'BIG', value: 'x'.repeat(262_145) } });
+    expect(big.body).toEqual({ message: { value: ['is too long (maximum is 262144 characters)'] } });
+    expect((await s.request('GET', pv('/EMOJI.json'), { token: maint.token })).body.key).toBe('EMOJI');
+    expect((await s.request('DELETE', pv('/EMOJI'), { token: maint.token })).status).toBe(204);
+  });
+
+  it('is refused to everyone when CI/CD or the repository is turned off', async () => {
+    const off = await createProject(s, 'vars-off', { token: alice.token });
+    await s.request('POST', `/projects/${off.id}/variables`, { token: alice.token, json: { key: 'A', value: 'x' } });
+    expect((await s.request('PUT', `/projects/${off.id}`, { token: alice.token, json: { builds_access_level: 'disabled' } })).status).toBe(200);
+    expect((await s.request('GET', `/projects/${off.id}/variables`)).body).toEqual({ message: '403 Forbidden' });
+    expect((await s.request('POST', `/projects/${off.id}/variables`, { token: alice.token, json: { key: 'B', value: 'x' } })).status).toBe(403);
+  });
+
   it('keeps values encrypted at rest', async () => {
     const rows = await s.app.lw.db.selectFrom('ci_variables').selectAll().where('source_type', '=', 'Project').execute();
     expect(rows.length).toBeGreaterThan(3);
@@ -268,6 +289,15 @@ describe('group variables', () => {
     expect(stale.status).toBe(412);
     expect((await s.request('DELETE', gv('/GROUP_TOKEN'), { token: alice.token })).status).toBe(204);
     expect((await s.request('GET', gv('/GROUP_TOKEN'), { token: alice.token })).status).toBe(404);
+  });
+
+  it('are refused while the group or an ancestor is archived', async () => {
+    const top = (await s.request('POST', '/groups', { token: alice.token, json: { name: 'Arch', path: 'arch-group' } })).body;
+    const child = (await s.request('POST', '/groups', { token: alice.token, json: { name: 'Child', path: 'child', parent_id: top.id } })).body;
+    expect((await s.request('POST', `/groups/${child.id}/variables`, { token: alice.token, json: { key: 'C', value: 'x' } })).status).toBe(201);
+    expect((await s.request('POST', `/groups/${top.id}/archive`, { token: alice.token })).status).toBe(201);
+    expect((await s.request('GET', `/groups/${child.id}/variables`, { token: alice.token })).body).toEqual({ message: '403 Forbidden' });
+    expect((await s.request('POST', `/groups/${top.id}/variables`, { token: alice.token, json: { key: 'D', value: 'x' } })).status).toBe(403);
   });
 
   it('ignores environment_scope on the Free plan (a Premium feature), as GitLab does', async () => {

@@ -27,8 +27,14 @@ const LIMITS: Record<VariableOwnerKind, { count: number; name: string }> = {
   Instance: { count: 25, name: 'ci instance level variables' },
 };
 
-/** Ci::InstanceVariable's value length limit; project and group values have none in GitLab's model. */
+/** Ci::InstanceVariable's value length limit. */
 const INSTANCE_VALUE_MAX = 10_000;
+/**
+ * GITLAB-COMPAT: GitLab's project and group variables have no length limit of their own (only the
+ * request's size bounds them); here 256 KiB of characters, so that a page of a hundred stays a
+ * response a client (and this process) can hold.
+ */
+export const VALUE_MAX = 262_144;
 
 /** PostgreSQL advisory lock key of instance variable writes (forks use 7_190_019). */
 const INSTANCE_VARIABLES_LOCK = 7_190_023;
@@ -36,7 +42,20 @@ const INSTANCE_VARIABLES_LOCK = 7_190_023;
 const KEY_RE = /^[a-zA-Z0-9_]+$/;
 /** Ci::Maskable: what a masked value may hold, unless it is raw (then anything but whitespace). */
 const MASKABLE_RE = /^[a-zA-Z0-9_+=/@:.~-]{8,}$/;
-const MASKABLE_RAW_RE = /^\S{8,}$/;
+/** Ruby's \S is ASCII-only: any other character counts as one, whatever its UTF-16 length. */
+const MASKABLE_RAW_RE = /^[^ \t\n\v\f\r]{8,}$/u;
+
+/** Characters as Ruby counts them (code points), not UTF-16 units. */
+function chars(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** Ruby's String#strip: ASCII whitespace and NUL only (JavaScript's trim also takes Unicode spaces). */
+export function rubyStrip(s: string): string {
+  return s.replace(/^[ \t\n\v\f\r\0]+|[ \t\n\v\f\r\0]+$/g, '');
+}
 const SCOPE_RE = /^[a-zA-Z0-9_/${}. *-]+$/;
 
 /** The attributes a create or an update sets (strings as given, booleans parsed). */
@@ -89,15 +108,16 @@ function validate(owner: VariableOwner, v: Required<Omit<VariableInput, 'descrip
   const errors: Record<string, string[]> = {};
   const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
   if (v.key === '') add('key', "can't be blank");
-  if (v.key.length > 255) add('key', 'is too long (maximum is 255 characters)');
+  if (chars(v.key) > 255) add('key', 'is too long (maximum is 255 characters)');
   if (!KEY_RE.test(v.key)) add('key', "can contain only letters, digits and '_'.");
   if (v.masked && !(v.raw ? MASKABLE_RAW_RE : MASKABLE_RE).test(v.value)) add('value', 'is invalid');
-  if (owner.kind === 'Instance' && v.value.length > INSTANCE_VALUE_MAX) add('value', `The value of the provided variable exceeds the ${INSTANCE_VALUE_MAX} character limit`);
+  if (owner.kind === 'Instance' && chars(v.value) > INSTANCE_VALUE_MAX) add('value', `The value of the provided variable exceeds the ${INSTANCE_VALUE_MAX} character limit`);
+  else if (chars(v.value) > VALUE_MAX) add('value', `is too long (maximum is ${VALUE_MAX} characters)`);
   if (owner.kind !== 'Instance') {
     if (v.environment_scope === '') add('environment_scope', "can't be blank");
-    else if (!SCOPE_RE.test(v.environment_scope)) add('environment_scope', "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces");
+    if (!SCOPE_RE.test(v.environment_scope)) add('environment_scope', "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces");
   }
-  if (v.description !== null && v.description.length > 255) add('description', 'is too long (maximum is 255 characters)');
+  if (v.description !== null && chars(v.description) > 255) add('description', 'is too long (maximum is 255 characters)');
   if (Object.keys(errors).length) throw validationError(errors);
 }
 
@@ -114,14 +134,14 @@ const taken = (key: string) => validationError({ key: [`(${key}) has already bee
 /** Creates a variable (the caller has checked access); the new row. */
 export async function createVariable(app: AppContext, owner: VariableOwner, input: VariableInput & { key: string; value: string }): Promise<VariableRow> {
   const attrs = {
-    key: input.key.trim(),
+    key: rubyStrip(input.key),
     value: input.value,
     variable_type: input.variable_type ?? 'env_var',
     protected: input.protected ?? false,
     masked: input.masked ?? false,
     raw: input.raw ?? false,
     hidden: input.hidden ?? false,
-    environment_scope: owner.kind === 'Instance' ? '*' : (input.environment_scope ?? '*').trim(),
+    environment_scope: owner.kind === 'Instance' ? '*' : rubyStrip(input.environment_scope ?? '*'),
     description: input.description ?? null,
   };
   validate(owner, attrs);
@@ -176,7 +196,7 @@ export async function updateVariable(app: AppContext, owner: VariableOwner, foun
       masked: input.masked ?? row.masked === 1,
       raw: input.raw ?? row.raw === 1,
       hidden: row.hidden === 1,
-      environment_scope: owner.kind === 'Instance' ? '*' : input.environment_scope !== undefined ? input.environment_scope.trim() : row.environment_scope,
+      environment_scope: owner.kind === 'Instance' ? '*' : input.environment_scope !== undefined ? rubyStrip(input.environment_scope) : row.environment_scope,
       description: input.description !== undefined ? input.description : row.description,
     };
     validate(owner, attrs);
@@ -215,17 +235,30 @@ export function notFoundName(owner: VariableOwner): string {
  * transaction-scoped advisory lock instead.
  */
 async function lockOwner(app: AppContext, trx: Transaction<DB>, owner: VariableOwner): Promise<void> {
-  if (app.database.dialect !== 'postgres') return;
   if (owner.kind === 'Instance') {
-    await sql`select pg_advisory_xact_lock(${INSTANCE_VARIABLES_LOCK})`.execute(trx);
+    if (app.database.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${INSTANCE_VARIABLES_LOCK})`.execute(trx);
     return;
   }
   const table = owner.kind === 'Project' ? 'projects' : 'namespaces';
-  await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', '=', owner.id)).executeTakeFirst();
+  // The owner may have been deleted since it was looked up (its deletion locks the same row first,
+  // then deletes its variables): nothing may be written for it then.
+  const row = await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', '=', owner.id)).executeTakeFirst();
+  if (!row) throw apiError(404, owner.kind === 'Project' ? '404 Project Not Found' : '404 Group Not Found');
 }
 
-/** A deleted project's or group's variables go with it. */
-export async function deleteOwnerVariables(trx: Transaction<DB>, kind: 'Project' | 'Namespace', ids: number[]): Promise<void> {
+/**
+ * A deleted project's or group's variables go with it. The owners' rows are locked first (on
+ * PostgreSQL), so a creation racing the deletion either commits before (and is deleted here) or
+ * finds its owner gone.
+ */
+export async function deleteOwnerVariables(app: AppContext, trx: Transaction<DB>, kind: 'Project' | 'Namespace', ids: number[]): Promise<void> {
   if (ids.length === 0) return;
+  await lockOwners(app, trx, kind === 'Project' ? 'projects' : 'namespaces', ids);
   await trx.deleteFrom('ci_variables').where('source_type', '=', kind).where('source_id', 'in', ids).execute();
+}
+
+/** PostgreSQL: locks the rows of these projects or namespaces for the rest of the transaction. */
+export async function lockOwners(app: AppContext, trx: Transaction<DB>, table: 'projects' | 'namespaces', ids: number[]): Promise<void> {
+  if (app.database.dialect !== 'postgres' || ids.length === 0) return;
+  await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', 'in', ids)).execute();
 }

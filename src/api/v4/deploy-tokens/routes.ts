@@ -130,7 +130,7 @@ export function registerDeployTokenRoutes(app: FastifyInstance): void {
   register(app, '/groups/:id/deploy_tokens', groupOwner);
   if (hooked) return;
   hooked = true;
-  projectDeletionHooks.push(async function deleteProjectDeployTokens(_app, trx, projectId) {
-    await deleteOwnerDeployTokens(trx, 'project', [projectId]);
+  projectDeletionHooks.push(async function deleteProjectDeployTokens(hookApp, trx, projectId) {
+    await deleteOwnerDeployTokens(hookApp, trx, 'project', [projectId]);
   });
 }

@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { apiError, forbidden, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
-import { AccessLevel } from '../../../services/access.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../../db/types.js';
+import { AccessLevel, ancestorIds } from '../../../services/access.js';
 import {
   createVariable,
   deleteOwnerVariables,
@@ -45,18 +47,23 @@ export function presentVariable(c: Ctx, row: VariableRow) {
   };
 }
 
-/** admin_cicd_variables on a project: Maintainers and administrators. */
+/**
+ * admin_cicd_variables on a project: Maintainers and administrators, unless CI/CD or the repository
+ * is turned off (GitLab's project policy then takes it from everyone).
+ */
 async function projectOwner(c: Ctx): Promise<VariableOwner> {
   c.requireUser();
   const found = await findProject(c, pathParam(c, 'id'));
   if (found.access < AccessLevel.MAINTAINER && !c.user!.is_admin) throw forbidden();
+  if (found.project.builds_access_level === 'disabled' || found.project.repository_access_level === 'disabled') throw forbidden();
   return { kind: 'Project', id: found.project.id };
 }
 
-/** admin_cicd_variables on a group: Owners and administrators. */
+/** admin_cicd_variables on a group: Owners and administrators, not while the group or an ancestor is archived. */
 async function groupOwner(c: Ctx): Promise<VariableOwner> {
   c.requireUser();
   const found = await findGroup(c, pathParam(c, 'id'), { minAccess: AccessLevel.OWNER });
+  if (await groupArchived(c.app.db, found.group)) throw forbidden();
   return { kind: 'Namespace', id: found.group.id };
 }
 
@@ -104,13 +111,30 @@ function readInput(c: Ctx, owner: VariableOwner, creating: boolean): VariableInp
   return input;
 }
 
+/** Whether the group or one of its ancestors is archived (GitLab 18 refuses variable changes in archived groups). */
+async function groupArchived(db: Kysely<DB>, group: { id: number; traversal: string }): Promise<boolean> {
+  const row = await db
+    .selectFrom('group_settings')
+    .select('namespace_id')
+    .where('namespace_id', 'in', ancestorIds(group))
+    .where('archived', '=', 1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** `:key`, without the `.json` format suffix Grape strips (keys never contain dots). */
+function keyParam(c: Ctx): string {
+  const key = pathParam(c, 'key');
+  return key.endsWith('.json') ? key.slice(0, -'.json'.length) : key;
+}
+
 function notFound(owner: VariableOwner) {
   return apiError(404, `404 ${notFoundName(owner)} Not Found`);
 }
 
 /** The variable named by `:key` (and `filter[environment_scope]`), as GET and DELETE find it. */
 async function variableOf(c: Ctx, owner: VariableOwner): Promise<VariableRow> {
-  const key = pathParam(c, 'key');
+  const key = keyParam(c);
   // Instance keys are unique: admin/ci/variables has neither filter nor 409.
   const row = owner.kind === 'Instance' ? (await variablesByKey(c.app.db, owner, key))[0] : await findVariable(c.app.db, owner, key, scopeFilter(c));
   if (!row) throw notFound(owner);
@@ -123,7 +147,7 @@ async function variableOf(c: Ctx, owner: VariableOwner): Promise<VariableRow> {
  */
 async function variableToUpdate(c: Ctx, owner: VariableOwner): Promise<VariableRow> {
   if (owner.kind !== 'Namespace') return variableOf(c, owner);
-  const key = pathParam(c, 'key');
+  const key = keyParam(c);
   const filtered = c.params.has('filter') ? await findVariable(c.app.db, owner, key, scopeFilter(c)) : undefined;
   const row = filtered ?? (await variablesByKey(c.app.db, owner, key))[0];
   if (!row) throw notFound(owner);
@@ -177,7 +201,7 @@ export function registerVariableRoutes(app: FastifyInstance): void {
   register(app, '/admin/ci/variables', instanceOwner);
   if (hooked) return;
   hooked = true;
-  projectDeletionHooks.push(async function deleteProjectVariables(_app, trx, projectId) {
-    await deleteOwnerVariables(trx, 'Project', [projectId]);
+  projectDeletionHooks.push(async function deleteProjectVariables(hookApp, trx, projectId) {
+    await deleteOwnerVariables(hookApp, trx, 'Project', [projectId]);
   });
 }
