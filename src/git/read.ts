@@ -473,3 +473,38 @@ export function grepFiles(gitDir: string, ref: string, query: string, limit: num
     child.stdin!.end();
   });
 }
+
+/** One line of `git blame`: the commit it last came from and its text (no line ending). */
+export interface BlameLine {
+  commitId: string;
+  text: Buffer;
+}
+
+/**
+ * `git blame --porcelain` of `filePath` at commit `sha`, lines `start`..`end` (1-based, inclusive;
+ * the caller keeps them within the file). One spawn; the commits' details are read separately.
+ */
+export async function blame(gitDir: string, sha: string, filePath: string, start: number, end: number): Promise<BlameLine[]> {
+  assertRev(sha);
+  assertRepoPath(filePath);
+  const res = await runGit(['blame', '--porcelain', '-L', `${start},${end}`, sha, '--', filePath], { gitDir, okCodes: [0, 128] });
+  if (res.code !== 0) throw new GitError('not_found', `cannot blame ${filePath}`, res.stderr);
+  const out = res.stdout;
+  const lines: BlameLine[] = [];
+  let pos = 0;
+  let current = '';
+  while (pos < out.length) {
+    let nl = out.indexOf(0x0a, pos);
+    if (nl < 0) nl = out.length;
+    if (out[pos] === 0x09) {
+      // "\t<content>": the line itself (a CRLF file's CR kept, as GitLab), for the header before it.
+      lines.push({ commitId: current, text: out.subarray(pos + 1, nl) });
+    } else {
+      const head = out.subarray(pos, Math.min(nl, pos + 41)).toString('latin1');
+      // A header line starts with a 40-hex sha; key-value lines (author, summary, …) do not matter here.
+      if (/^[0-9a-f]{40} /.test(head)) current = head.slice(0, 40);
+    }
+    pos = nl + 1;
+  }
+  return lines;
+}

@@ -403,6 +403,10 @@ export class GitRepository {
     return commits.map((c) => c.id);
   }
 
+  blame(sha: string, filePath: string, start: number, end: number): Promise<read.BlameLine[]> {
+    return read.blame(this.path, sha, filePath, start, end);
+  }
+
   readBlob(ref: string, filePath: string): Promise<read.Blob | null> {
     return read.readBlob(this.path, ref, filePath);
   }

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { apiError, notFound, paramError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
-import type { Blob } from '../../../git/index.js';
+import type { Blob, Commit } from '../../../git/index.js';
+import { gitlabTime } from '../entities/commit.js';
 import { repoPathProblem } from '../../../git/paths.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { commitActions, type ActionInput } from '../../../services/repository/commit-actions.js';
@@ -104,6 +105,100 @@ export function looksLikeText(content: Buffer): boolean {
   return Buffer.from(content.toString('utf8'), 'utf8').equals(content);
 }
 
+/**
+ * A blame's `ref` (required, not blank) and `range[start]`/`range[end]` (both or neither, positive
+ * integers, start ≤ end), with Grape's messages, all of them in one answer.
+ */
+function blameParams(c: Ctx): { ref: string; range: { start: number; end: number } | null } {
+  const errors: string[] = [];
+  const rawRef = c.params.has('ref') ? c.params.raw.ref : null;
+  if (rawRef === null || rawRef === undefined) errors.push('ref is missing, ref is empty');
+  else if (typeof rawRef === 'string' && rawRef.trim() === '') errors.push('ref is empty');
+  const ref = rawRef === null || rawRef === undefined ? '' : (c.params.string('ref') ?? '');
+  if (!c.params.has('range')) {
+    if (errors.length) throw paramError(errors.join(', '));
+    return { ref, range: null };
+  }
+  const range = c.params.hash('range')!;
+  const read = (name: 'start' | 'end'): number | undefined => {
+    const v = range[name];
+    if (v === undefined) {
+      errors.push(`range[${name}] is missing, range[${name}] is empty`);
+      return undefined;
+    }
+    if (v === null || (typeof v === 'string' && v.trim() === '')) {
+      errors.push(`range[${name}] is empty`);
+      return undefined;
+    }
+    if (!(typeof v === 'number' || (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)))) {
+      errors.push(`range[${name}] is invalid`);
+      return undefined;
+    }
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n <= 0) {
+      errors.push(`range[${name}] does not have a valid value`);
+      return undefined;
+    }
+    return n;
+  };
+  const start = read('start');
+  const end = read('end');
+  if (errors.length) throw paramError(errors.join(', '));
+  return { ref, range: { start: start!, end: end! } };
+}
+
+/** Lines of a file as git counts them (a last line without a newline counts too). */
+function lineCount(content: Buffer): number {
+  if (content.length === 0) return 0;
+  let n = 0;
+  for (let i = content.indexOf(0x0a); i >= 0; i = content.indexOf(0x0a, i + 1)) n++;
+  return content[content.length - 1] === 0x0a ? n : n + 1;
+}
+
+// GET /projects/:id/repository/files/:file_path/blame
+async function blameFile(c: Ctx) {
+  const { ref, range } = blameParams(c);
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  const path = filePathParam(c);
+  const f = await loadFile(pr, ref, path);
+  setFileHeaders(c, f);
+  // Checked by the endpoint once the file is found (GitLab's fetch_blame_range).
+  if (range && range.start > range.end) throw apiError(400, 'range[start] must be less than or equal to range[end]');
+  // Lines past the end are not an error: GitLab answers what there is, or nothing.
+  const total = lineCount(f.blob.content);
+  const start = range?.start ?? 1;
+  const end = Math.min(range?.end ?? total, total);
+  if (total === 0 || start > total) return [];
+  const lines = await pr.repo.blame(f.commitId, path, start, end);
+  const commits = new Map((await pr.repo.getCommits([...new Set(lines.map((l) => l.commitId))])).map((cm) => [cm.id, cm]));
+  // Entities::BlameRange: consecutive lines of one commit form one range.
+  const ranges: Array<{ commit: ReturnType<typeof blameCommit>; lines: string[] }> = [];
+  let last = '';
+  for (const line of lines) {
+    if (line.commitId !== last || ranges.length === 0) {
+      ranges.push({ commit: blameCommit(commits.get(line.commitId)!), lines: [] });
+      last = line.commitId;
+    }
+    ranges[ranges.length - 1]!.lines.push(line.text.toString('utf8'));
+  }
+  return ranges;
+}
+
+/** Entities::BlameRangeCommit, in GitLab's order (the full message). */
+function blameCommit(commit: Commit) {
+  return {
+    id: commit.id,
+    parent_ids: commit.parent_ids,
+    message: commit.message,
+    authored_date: gitlabTime(commit.authored_date),
+    author_name: commit.author_name,
+    author_email: commit.author_email,
+    committed_date: gitlabTime(commit.committed_date),
+    committer_name: commit.committer_name,
+    committer_email: commit.committer_email,
+  };
+}
+
 // GET /projects/:id/repository/files/:file_path/raw
 async function rawFile(c: Ctx) {
   const f = await readFileFor(c, false);
@@ -168,6 +263,7 @@ async function deleteFile(c: Ctx) {
 
 export function registerFileRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/projects/:id/repository/files/:file_path/raw', rawFile);
+  route(app, 'GET', '/projects/:id/repository/files/:file_path/blame', blameFile);
   route(app, 'HEAD', '/projects/:id/repository/files/:file_path', fileMetadata);
   route(app, 'GET', '/projects/:id/repository/files/:file_path', showFile);
   route(app, 'POST', '/projects/:id/repository/files/:file_path', createFile);

@@ -49,7 +49,7 @@ import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { CiVariable } from './variables.js';
 import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
-import { Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
+import { BlameRange, Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, DeployToken, DeployTokenWithToken, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
@@ -320,6 +320,7 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'PUT /projects/:id/repository/files/:file_path': json(FileCommit),
   'DELETE /projects/:id/repository/files/:file_path': empty,
   'GET /projects/:id/repository/files/:file_path/raw': raw('the file as stored'),
+  'GET /projects/:id/repository/files/:file_path/blame': list(BlameRange),
   'GET /projects/:id/repository/tree': list(TreeItem),
 
   // statuses/routes.ts

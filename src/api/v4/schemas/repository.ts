@@ -193,3 +193,19 @@ export const ProtectedTag = obj(
   },
   { title: 'ProtectedTag' },
 );
+
+/** Entities::BlameRange with its BlameRangeCommit. */
+export const BlameRange = obj({
+  commit: obj({
+    id: Str(),
+    parent_ids: Arr(Str()),
+    message: Str(),
+    authored_date: Time(),
+    author_name: Str(),
+    author_email: Str(),
+    committed_date: Time(),
+    committer_name: Str(),
+    committer_email: Str(),
+  }),
+  lines: Arr(Str()),
+});
