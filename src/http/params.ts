@@ -281,6 +281,9 @@ export class Params {
     if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(fixed)) {
       throw paramError(`${name} is invalid`);
     }
+    // An impossible calendar day (2026-02-30) is refused as Ruby's DateTime.parse does, not rolled over.
+    const [year, month, day] = fixed.slice(0, 10).split('-').map(Number) as [number, number, number];
+    if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) throw paramError(`${name} is invalid`);
     // Without a zone a time is UTC (Ruby's DateTime.parse), not the server's local time.
     const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(fixed);
     const d = new Date(fixed.length === 10 ? fixed + 'T00:00:00Z' : fixed.replace(' ', 'T') + (zoned ? '' : 'Z'));

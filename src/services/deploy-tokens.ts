@@ -67,9 +67,9 @@ function toSentence(items: string[]): string {
 /** The model's validations; GitLab renders their full messages as one sentence: 400 `{"message":"…"}`. */
 function validate(input: DeployTokenInput): void {
   const errors: string[] = [];
-  if (input.name.length > 255) errors.push('Name is too long (maximum is 255 characters)');
+  if ([...input.name].length > 255) errors.push('Name is too long (maximum is 255 characters)');
   if (input.username !== null) {
-    if (input.username.length > 255) errors.push('Username is too long (maximum is 255 characters)');
+    if ([...input.username].length > 255) errors.push('Username is too long (maximum is 255 characters)');
     if (!USERNAME_RE.test(input.username)) errors.push("Username can contain only letters, digits, '_', '-', '+', and '.'");
   }
   if (input.scopes.length === 0) errors.push("Scopes can't be blank");
@@ -83,7 +83,7 @@ function ownerColumns(owner: DeployTokenOwner) {
 }
 
 /** Creates a token; the row and the token, which is never shown again. */
-export async function createDeployToken(app: AppContext, owner: DeployTokenOwner, creatorId: number, input: DeployTokenInput): Promise<{ row: DeployTokenRow; token: string }> {
+export async function createDeployToken(app: AppContext, owner: DeployTokenOwner, creatorId: number, input: DeployTokenInput): Promise<{ row: ShownDeployToken; token: string }> {
   validate(input);
   const scopes = DEPLOY_TOKEN_SCOPES.filter((s) => input.scopes.includes(s));
   const token = DEPLOY_TOKEN_PREFIX + randomBytes(15).toString('base64url');
@@ -108,22 +108,28 @@ export async function createDeployToken(app: AppContext, owner: DeployTokenOwner
     }
     return (await trx.insertInto('deploy_tokens').values(values).returning('id').executeTakeFirstOrThrow()).id;
   });
-  return { row: { ...values, id }, token };
+  const { token_digest: _digest, ...shown } = values;
+  return { row: { ...shown, id }, token };
 }
 
+/** Every column but the digest, which only the git lookup needs. */
+const SHOWN_COLUMNS = ['id', 'deploy_token_type', 'project_id', 'group_id', 'name', 'username', 'scopes', 'expires_at', 'revoked', 'creator_id', 'created_at', 'updated_at'] as const;
+
+export type ShownDeployToken = Omit<DeployTokenRow, 'token_digest'>;
+
 function ownerQuery(db: Kysely<DB>, owner: DeployTokenOwner) {
-  const q = db.selectFrom('deploy_tokens').selectAll();
+  const q = db.selectFrom('deploy_tokens').select(SHOWN_COLUMNS);
   return owner.kind === 'project' ? q.where('project_id', '=', owner.id) : q.where('group_id', '=', owner.id);
 }
 
 /** A project's or group's tokens by id (revoked and expired ones too, unless `active`). */
 export function deployTokensOf(db: Kysely<DB>, owner: DeployTokenOwner | null, active: boolean) {
-  let q = owner ? ownerQuery(db, owner) : db.selectFrom('deploy_tokens').selectAll();
+  let q = owner ? ownerQuery(db, owner) : db.selectFrom('deploy_tokens').select(SHOWN_COLUMNS);
   if (active) q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>=', nowIso())]));
   return q.orderBy('id');
 }
 
-export async function findDeployToken(db: Kysely<DB>, owner: DeployTokenOwner, id: number): Promise<DeployTokenRow | undefined> {
+export async function findDeployToken(db: Kysely<DB>, owner: DeployTokenOwner, id: number): Promise<ShownDeployToken | undefined> {
   return ownerQuery(db, owner).where('id', '=', id).executeTakeFirst();
 }
 

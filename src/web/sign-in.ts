@@ -113,8 +113,28 @@ export function redirectToSignIn(req: FastifyRequest, reply: FastifyReply, retur
   return reply
     .code(302)
     .headers({ 'Cache-Control': 'no-store' })
-    .header('Location', `/users/sign_in?redirect_to=${encodeURIComponent(safeReturnPath(returnTo))}`)
+    .header('Location', `/users/sign_in?redirect_to=${encodeURIComponent(safeReturnPath(withoutTokens(returnTo)))}`)
     .send();
+}
+
+/** A return path without the tokens a sessionless request carried (a refused one must not travel on in a Location). */
+function withoutTokens(path: string): string {
+  const q = path.indexOf('?');
+  if (q < 0) return path;
+  const kept = path
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => {
+      const name = pair.split('=', 1)[0]!;
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // An undecodable name is kept as it is; it names no token.
+      }
+      return !['private_token', 'access_token'].includes(decoded.toLowerCase());
+    });
+  return kept.length ? `${path.slice(0, q)}?${kept.join('&')}` : path.slice(0, q);
 }
 
 export function registerSignIn(app: FastifyInstance): void {

@@ -43,6 +43,13 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** The first step of a clone or a push: GET info/refs with the token as Basic credentials. */
+async function refs(path: string, user: string, token: string, service = 'git-upload-pack'): Promise<number> {
+  const r = await fetch(`${s.url}/${path}.git/info/refs?service=${service}`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}` } });
+  await r.arrayBuffer();
+  return r.status;
+}
+
 function remote(user: string, token: string, path: string): string {
   return `http://${encodeURIComponent(user)}:${token}@${s.url.replace('http://', '')}/${path}.git`;
 }
@@ -151,6 +158,56 @@ describe('group deploy tokens', () => {
     // A project's token list does not show its group's tokens.
     expect((await s.request('GET', `/projects/${inGroup.id}/deploy_tokens/${made.body.id}`, { token: alice.token })).status).toBe(404);
   });
+
+  it('reaches what is below the group now: moves, renames, turned-off repositories, forks, the REST API and archives', async () => {
+    const top = (await s.request('POST', '/groups', { token: alice.token, json: { name: 'Reach', path: 'reach' } })).body;
+    const g = (await s.request('POST', '/groups', { token: alice.token, json: { name: 'G', path: 'g', parent_id: top.id } })).body;
+    const other = (await s.request('POST', '/groups', { token: alice.token, json: { name: 'Other', path: 'reach-other' } })).body;
+    const stays = await createProject(s, 'stays', { token: alice.token, extra: { namespace_id: g.id } });
+    const leaves = await createProject(s, 'leaves', { token: alice.token, extra: { namespace_id: g.id } });
+    const off = await createProject(s, 'off', { token: alice.token, extra: { namespace_id: g.id } });
+    const topToken = (await s.request('POST', `/groups/${top.id}/deploy_tokens`, { token: alice.token, json: { name: 'top', scopes: ['read_repository'] } })).body;
+    const gToken = (await s.request('POST', `/groups/${g.id}/deploy_tokens`, { token: alice.token, json: { name: 'g', scopes: ['read_repository'] } })).body;
+    expect(await refs(stays.path_with_namespace, topToken.username, topToken.token)).toBe(200);
+    expect(await refs(stays.path_with_namespace, gToken.username, gToken.token, 'git-receive-pack')).toBe(403);
+    // A project moved out of the group: neither its new path nor its old one.
+    const moved = await s.request('PUT', `/projects/${leaves.id}/transfer`, { token: alice.token, json: { namespace: other.id } });
+    expect(moved.status).toBe(200);
+    expect(await refs(moved.body.path_with_namespace, gToken.username, gToken.token)).toBe(401);
+    expect(await refs(leaves.path_with_namespace, gToken.username, gToken.token)).toBe(401);
+    // A renamed project's old path still clones (it is the same project), never pushes.
+    const renamed = await s.request('PUT', `/projects/${stays.id}`, { token: alice.token, json: { path: 'stays-renamed' } });
+    expect(renamed.status).toBe(200);
+    expect(await refs(stays.path_with_namespace, gToken.username, gToken.token)).toBe(200);
+    expect(await refs(stays.path_with_namespace, gToken.username, gToken.token, 'git-receive-pack')).toBe(403);
+    // A turned-off repository answers as wrong credentials.
+    expect((await s.request('PUT', `/projects/${off.id}`, { token: alice.token, json: { repository_access_level: 'disabled' } })).status).toBe(200);
+    expect(await refs(off.path_with_namespace, gToken.username, gToken.token)).toBe(401);
+    // The subgroup moved under another group: the old parent's token loses it, its own keeps it.
+    expect((await s.request('POST', `/groups/${g.id}/transfer`, { token: alice.token, json: { group_id: other.id } })).status).toBe(201);
+    expect(await refs(`${other.full_path}/g/stays-renamed`, topToken.username, topToken.token)).toBe(401);
+    expect(await refs(`${other.full_path}/g/stays-renamed`, gToken.username, gToken.token)).toBe(200);
+    // A fork in a personal namespace is outside every group.
+    const fork = await s.request('POST', `/projects/${stays.id}/fork`, { token: alice.token, json: {} });
+    expect(fork.status).toBe(201);
+    expect(await refs(fork.body.path_with_namespace, gToken.username, gToken.token)).toBe(401);
+    // Not a credential of the REST API nor of web archive downloads.
+    for (const headers of [{ 'PRIVATE-TOKEN': gToken.token }, { authorization: `Bearer ${gToken.token}` }]) {
+      expect((await fetch(`${s.api}/projects/${stays.id}`, { headers })).status).toBe(401);
+    }
+    const archive = await fetch(`${s.url}/${other.full_path}/g/stays-renamed/-/archive/main/x.tar.gz?private_token=${gToken.token}`, { redirect: 'manual' });
+    expect(archive.status).toBe(302);
+    expect(archive.headers.get('location')).not.toContain(gToken.token);
+    // Expired earlier today: refused, though shown as not yet expired (GitLab compares dates).
+    const soon = (await s.request('POST', `/groups/${other.id}/deploy_tokens`, { token: alice.token, json: { name: 'soon', scopes: ['read_repository'], expires_at: new Date(Date.now() - 60_000).toISOString() } })).body;
+    expect(await refs(`${other.full_path}/g/stays-renamed`, soon.username, soon.token)).toBe(401);
+    expect(new Date().getUTCHours() === 0 || soon.expired === false).toBe(true);
+    // Impossible dates are refused, not rolled over.
+    const feb30 = await s.request('POST', `/groups/${other.id}/deploy_tokens`, { token: alice.token, json: { name: 'x', scopes: ['read_repository'], expires_at: '2026-02-30' } });
+    expect(feb30.body).toEqual({ error: 'expires_at is invalid' });
+    expect((await s.request('GET', `/groups/${other.id}/deploy_tokens/-1`, { token: alice.token })).status).toBe(404);
+    expect((await s.request('POST', `/groups/${other.id}/deploy_tokens`, { token: alice.token, json: { name: '😀'.repeat(200), scopes: ['read_repository'] } })).status).toBe(201);
+  }, 60_000);
 
   it('the instance list is for administrators; deleting a group or project deletes its tokens', async () => {
     expect((await s.request('GET', '/deploy_tokens', { token: alice.token })).status).toBe(403);

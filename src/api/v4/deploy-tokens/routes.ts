@@ -17,7 +17,7 @@ import {
   deployTokenUsername,
   findDeployToken,
   type DeployTokenOwner,
-  type DeployTokenRow,
+  type ShownDeployToken,
 } from '../../../services/deploy-tokens.js';
 import { findGroup } from '../../../services/groups/lookup.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
@@ -26,7 +26,7 @@ import { dbId } from '../../../services/merge-requests/rows.js';
 import { pathParam } from '../repository/common.js';
 
 /** Entities::DeployToken (and DeployTokenWithToken: `token` last, on creation only). */
-export function presentDeployToken(row: DeployTokenRow, token?: string) {
+export function presentDeployToken(row: ShownDeployToken, token?: string) {
   return {
     id: row.id,
     name: row.name,
@@ -58,7 +58,8 @@ async function groupOwner(c: Ctx, need: Need): Promise<DeployTokenOwner> {
 /** `token_id` is an Integer parameter (Grape's 400), checked before the owner is looked up. */
 function tokenIdParam(c: Ctx): number {
   const raw = pathParam(c, 'token_id');
-  if (!/^\d+$/.test(raw)) throw paramError('token_id is invalid');
+  if (!/^-?\d+$/.test(raw)) throw paramError('token_id is invalid');
+  // A negative or out-of-range id is a valid Integer that finds nothing (404).
   return dbId(Number(raw));
 }
 
