@@ -192,7 +192,8 @@ describe('group deploy tokens', () => {
     expect(fork.status).toBe(201);
     expect(await refs(fork.body.path_with_namespace, gToken.username, gToken.token)).toBe(401);
     // Not a credential of the REST API nor of web archive downloads.
-    for (const headers of [{ 'PRIVATE-TOKEN': gToken.token }, { authorization: `Bearer ${gToken.token}` }]) {
+    const credentials: Array<Record<string, string>> = [{ 'PRIVATE-TOKEN': gToken.token }, { authorization: `Bearer ${gToken.token}` }];
+    for (const headers of credentials) {
       expect((await fetch(`${s.api}/projects/${stays.id}`, { headers })).status).toBe(401);
     }
     const archive = await fetch(`${s.url}/${other.full_path}/g/stays-renamed/-/archive/main/x.tar.gz?private_token=${gToken.token}`, { redirect: 'manual' });

@@ -5,6 +5,7 @@ import { registerApplicationRoutes } from './applications/routes.js';
 import { registerAuditEventRoutes } from './audit-events/routes.js';
 import { registerDeploymentRoutes } from './deployments/routes.js';
 import { registerDeployTokenRoutes } from './deploy-tokens/routes.js';
+import { registerEnvironmentRoutes } from './environments/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
 import { registerIssueRoutes } from './issues/routes.js';
@@ -34,6 +35,7 @@ export const apiModules: RouteModule[] = [
   registerAuditEventRoutes,
   registerDeploymentRoutes,
   registerDeployTokenRoutes,
+  registerEnvironmentRoutes,
   registerGroupRoutes,
   registerHookRoutes,
   registerIssueRoutes,

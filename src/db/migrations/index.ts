@@ -25,9 +25,10 @@ import { commitCount } from './0021-commit-count.js';
 import { issues } from './0022-issues.js';
 import { ciVariables } from './0023-ci-variables.js';
 import { deployTokens } from './0024-deploy-tokens.js';
+import { environments } from './0025-environments.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -7,7 +7,7 @@ import { findUserRefsByIds } from '../../db/repositories/users.js';
 import { repoFor } from '../merge-requests/git-ops.js';
 import { findMrById, type PipelineRow, type ProjectInfo } from '../merge-requests/rows.js';
 import { detailedMergeStatus } from '../merge-requests/status.js';
-import { environmentSlug, environmentTier } from '../deployments.js';
+import { environmentsByName, environmentSlug, environmentTier } from '../deployments.js';
 import { loadBranchRules } from '../repository/protected-refs.js';
 import { commitHookAttrs, projectHookAttrs, projectWebUrl, userHookAttrs } from './payloads.js';
 import { loadProjectById } from '../projects/lookup.js';
@@ -98,10 +98,12 @@ export interface DeploymentRow {
 export async function deploymentPayload(app: AppContext, p: { base: string; info: ProjectInfo; deployment: DeploymentRow }): Promise<Record<string, unknown>> {
   const d = p.deployment;
   const web = projectWebUrl(p.base, p.info);
-  const [users, commit] = await Promise.all([
+  const [users, commit, envs] = await Promise.all([
     d.user_id === null ? Promise.resolve(new Map()) : findUserRefsByIds(app.db, [d.user_id]),
     repoFor(app, p.info.project.id).getCommit(d.sha).catch(() => null),
+    environmentsByName(app.db, p.info.project.id, [d.environment]),
   ]);
+  const env = envs.get(d.environment);
   const user = d.user_id === null ? undefined : users.get(d.user_id);
   return {
     object_kind: 'deployment',
@@ -111,9 +113,9 @@ export async function deploymentPayload(app: AppContext, p: { base: string; info
     deployable_id: null,
     deployable_url: null,
     environment: d.environment,
-    environment_tier: environmentTier(d.environment),
-    environment_slug: environmentSlug(d.environment),
-    environment_external_url: null,
+    environment_tier: env?.tier ?? environmentTier(d.environment),
+    environment_slug: env?.slug ?? environmentSlug(d.environment),
+    environment_external_url: env?.external_url ?? null,
     project: projectHookAttrs(p.base, p.info),
     short_sha: d.sha.slice(0, 8),
     user: user ? userHookAttrs(p.base, user) : null,

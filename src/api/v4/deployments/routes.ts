@@ -11,7 +11,7 @@ import { nowIso } from '../../../db/database.js';
 import type { DeploymentsTable } from '../../../db/tables/merge-requests.js';
 import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js';
 import { AccessLevel } from '../../../services/access.js';
-import { environmentSlug } from '../../../services/deployments.js';
+import { environmentsByName, findOrCreateEnvironment, startEnvironment, type EnvironmentRow } from '../../../services/deployments.js';
 import { emitEvent } from '../../../services/events.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
 import { repoFor } from '../../../services/merge-requests/git-ops.js';
@@ -22,7 +22,13 @@ import { presentUserBasic } from '../entities/user.js';
 type DeploymentRow = Selectable<DeploymentsTable>;
 const STATUSES = ['created', 'running', 'success', 'failed', 'canceled', 'blocked'] as const;
 
-function present(d: DeploymentRow, user: UserRow | undefined, base: string) {
+/** Entities::EnvironmentBasic. */
+export function presentEnvironmentBasic(env: EnvironmentRow) {
+  return { id: env.id, name: env.name, slug: env.slug, external_url: env.external_url, created_at: env.created_at, updated_at: env.updated_at };
+}
+
+/** Entities::Deployment (`environment` left out where GitLab nests it in its environment). */
+export function presentDeployment(d: DeploymentRow, user: UserRow | undefined, base: string, env: EnvironmentRow | undefined, opts: { withEnvironment?: boolean } = {}) {
   return {
     id: d.id,
     iid: d.iid,
@@ -30,13 +36,19 @@ function present(d: DeploymentRow, user: UserRow | undefined, base: string) {
     sha: d.sha,
     created_at: d.created_at,
     updated_at: d.updated_at,
-    status: d.status,
     user: user ? presentUserBasic(user, { base }) : null,
-    // GITLAB-COMPAT: environments are named by deployments only (no environments table), so the
-    // environment object carries its name and slug.
-    environment: { name: d.environment, slug: environmentSlug(d.environment) },
+    ...(opts.withEnvironment === false ? {} : { environment: env ? presentEnvironmentBasic(env) : null }),
     deployable: null,
+    status: d.status,
   };
+}
+
+async function presentDeployments(c: Ctx, projectId: number, rows: DeploymentRow[]) {
+  const [users, envs] = await Promise.all([
+    findUsersByIds(c.app.db, rows.map((r) => r.user_id).filter((x): x is number => x !== null)),
+    environmentsByName(c.app.db, projectId, rows.map((r) => r.environment)),
+  ]);
+  return rows.map((d) => presentDeployment(d, d.user_id !== null ? users.get(d.user_id) : undefined, c.base, envs.get(d.environment)));
 }
 
 async function readable(c: Ctx): Promise<FoundProject> {
@@ -81,16 +93,14 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     const orderBy = c.params.enum('order_by', ['id', 'iid', 'created_at', 'updated_at', 'finished_at', 'ref'] as const) ?? 'id';
     const sort = c.params.enum('sort', ['asc', 'desc'] as const) ?? 'asc';
     const rows = await paginateOffset(c, q.orderBy(orderBy, sort).orderBy('id', sort));
-    const users = await findUsersByIds(c.app.db, rows.map((r) => r.user_id).filter((x): x is number => x !== null));
-    return rows.map((d) => present(d, d.user_id !== null ? users.get(d.user_id) : undefined, c.base));
+    return presentDeployments(c, found.project.id, rows);
   });
 
   // GET /projects/:id/deployments/:deployment_id
   route(app, 'GET', '/projects/:id/deployments/:deployment_id', async function getDeployment(c) {
     const found = await readable(c);
     const d = await findDeployment(c, found);
-    const users = await findUsersByIds(c.app.db, d.user_id !== null ? [d.user_id] : []);
-    return present(d, d.user_id !== null ? users.get(d.user_id) : undefined, c.base);
+    return (await presentDeployments(c, found.project.id, [d]))[0];
   });
 
   // POST /projects/:id/deployments
@@ -107,16 +117,21 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     const commit = await repoFor(c.app, found.project.id).getCommit(c.params.string('sha', { allowBlank: false })!).catch(() => null);
     if (!commit) throw paramError('sha is invalid');
     const now = nowIso();
-    const d = await c.app.database.transaction(async (trx) => {
+    const { d, env } = await c.app.database.transaction(async (trx) => {
       await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).execute();
+      // project.environments.find_or_create_by(name:): a new name makes its environment.
+      const env = await findOrCreateEnvironment(trx, found.project.id, environment);
       const max = await trx.selectFrom('deployments').select((eb) => eb.fn.max<number>('iid').as('m')).where('project_id', '=', found.project.id).executeTakeFirst();
       const row = { iid: Number(max?.m ?? 0) + 1, project_id: found.project.id, environment, ref, sha: commit.id, tag: tag ? 1 : 0, status, user_id: user.id, finished_at: status === 'running' ? null : now, created_at: now, updated_at: now };
       const ins = await trx.insertInto('deployments').values(row).returning('id').executeTakeFirstOrThrow();
-      return Object.assign({}, row, { id: ins.id });
+      return { d: Object.assign({}, row, { id: ins.id }), env };
     });
-    if (d.status === 'success') await linkMergeRequests(c, found, d);
+    if (d.status === 'success') {
+      await startEnvironment(c.app.db, found.project.id, environment);
+      await linkMergeRequests(c, found, d);
+    }
     await emitEvent(c.app, { kind: 'deployment', projectId: found.project.id, deploymentId: d.id });
-    return present(d, user, c.base);
+    return presentDeployment(d, user, c.base, env);
   });
 
   // PUT /projects/:id/deployments/:deployment_id
@@ -131,10 +146,13 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     const set = { status, updated_at: now, finished_at: status === 'running' ? null : now };
     await c.app.db.updateTable('deployments').set(set).where('id', '=', d.id).execute();
     const fresh = Object.assign({}, d, { ...set });
-    if (status === 'success') await linkMergeRequests(c, found, fresh);
+    if (status === 'success') {
+      await startEnvironment(c.app.db, found.project.id, d.environment);
+      await linkMergeRequests(c, found, fresh);
+    }
     // A change of status is an event (GitLab's deployment hooks run on each transition).
     if (status !== d.status) await emitEvent(c.app, { kind: 'deployment', projectId: found.project.id, deploymentId: d.id });
-    return present(fresh, user, c.base);
+    return presentDeployment(fresh, user, c.base, (await environmentsByName(c.app.db, found.project.id, [d.environment])).get(d.environment));
   });
 
   // GET /projects/:id/deployments/:deployment_id/merge_requests

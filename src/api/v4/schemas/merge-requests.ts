@@ -1,7 +1,7 @@
 // Merge requests and what hangs off them (entities/merge-request.ts, entities/pipeline.ts,
 // merge-requests/*.ts), labels, milestones, pipelines, commit statuses and deployments.
 import { Type } from '@sinclair/typebox';
-import { Arr, Bool, Int, NBool, NInt, NStr, Num, Str, Any, nullable, obj, optional, Time, NTime, NDay } from './common.js';
+import { Arr, Bool, Int, NBool, NInt, NStr, Num, Str, Any, nullable, obj, oneOfStrings, optional, Time, NTime, NDay } from './common.js';
 import { UserBasic, userBasicProps } from './users.js';
 
 /** GET/POST/PUT …/labels (labels/routes.ts). */
@@ -110,6 +110,9 @@ export const CommitStatus = obj(
   { title: 'CommitStatus' },
 );
 
+/** Entities::EnvironmentBasic. */
+export const EnvironmentBasic = obj({ id: Int(), name: Str(), slug: Str(), external_url: NStr(), created_at: Time(), updated_at: Time() });
+
 export const Deployment = obj(
   {
     id: Int(),
@@ -118,13 +121,25 @@ export const Deployment = obj(
     sha: Str(),
     created_at: Time(),
     updated_at: Time(),
-    status: Str(),
     user: nullable(UserBasic),
-    environment: obj({ name: Str(), slug: Str() }),
+    environment: nullable(EnvironmentBasic),
     deployable: nullable(Any()),
+    status: Str(),
   },
   { title: 'Deployment' },
 );
+
+/** Entities::Environment: `project` in lists and writes, `last_deployment` (without its environment) in a single read. */
+export const Environment = obj({
+  ...EnvironmentBasic.properties,
+  tier: oneOfStrings(['production', 'staging', 'testing', 'development', 'other']),
+  project: Type.Optional(Any()),
+  last_deployment: Type.Optional(nullable(Any())),
+  state: oneOfStrings(['available', 'stopping', 'stopped']),
+  auto_stop_at: NTime(),
+  description: NStr(),
+  auto_stop_setting: oneOfStrings(['always', 'with_action']),
+});
 
 export const TimeStats = obj(
   { time_estimate: Int(), total_time_spent: Int(), human_time_estimate: NStr(), human_total_time_spent: NStr() },

@@ -15,6 +15,8 @@ import {
   AwardEmoji,
   CommitStatus,
   Deployment,
+  Environment,
+  EnvironmentBasic,
   Label,
   MergeRef,
   MergeRequest,
@@ -107,6 +109,16 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /groups/:id/deploy_tokens/:token_id': json(DeployToken),
   'POST /groups/:id/deploy_tokens': json(DeployTokenWithToken),
   'DELETE /groups/:id/deploy_tokens/:token_id': empty,
+
+  // environments/routes.ts
+  'GET /projects/:id/environments': list(Environment),
+  'POST /projects/:id/environments': json(Environment),
+  'GET /projects/:id/environments/:environment_id': json(Environment),
+  'PUT /projects/:id/environments/:environment_id': json(Environment),
+  'DELETE /projects/:id/environments/:environment_id': empty,
+  'POST /projects/:id/environments/:environment_id/stop': json(Environment),
+  'POST /projects/:id/environments/stop_stale': json(Message),
+  'DELETE /projects/:id/environments/review_apps': json(obj({ scheduled_entries: Arr(EnvironmentBasic), unprocessable_entries: Arr(EnvironmentBasic) })),
 
   // variables/routes.ts
   'GET /projects/:id/variables': list(CiVariable),

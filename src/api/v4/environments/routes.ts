@@ -1,0 +1,255 @@
+// Environments (GitLab's lib/api/environments.rb): list, create, read (with the last successful
+// deployment), update, stop, delete stopped ones, stop stale ones, and delete stopped review apps.
+// Reporters read, Developers write, Maintainers stop stale environments. Labwright runs no jobs, so
+// an environment has no stop actions: a stop stops it at once (unless its auto_stop_setting waits
+// for an action), as GitLab does for environments without a stop job.
+import type { FastifyInstance } from 'fastify';
+import { apiError, badRequest, forbidden, paramError } from '../../../http/errors.js';
+import { paginateOffset } from '../../../http/pagination.js';
+import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
+import { nowIso } from '../../../db/database.js';
+import { findUsersByIds } from '../../../db/repositories/users.js';
+import { AccessLevel, canReadProject } from '../../../services/access.js';
+import { AUTO_STOP_SETTINGS, insertEnvironment, TIERS, updateEnvironment, type EnvironmentInput, type EnvironmentRow } from '../../../services/deployments.js';
+import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
+import { projectDeletionHooks } from '../../../services/projects/create.js';
+import { pathId } from '../../../services/merge-requests/rows.js';
+import { presentProjectSimple } from '../entities/project.js';
+import { presentDeployment } from '../deployments/routes.js';
+import { pathParam } from '../repository/common.js';
+
+/**
+ * read_environment: Reporters, or anyone the project's visibility lets read it; none of the
+ * environment abilities while CI/CD or the repository is turned off. Anonymous callers 401
+ * (the API authenticates first).
+ */
+async function projectFor(c: Ctx, minAccess: number): Promise<FoundProject> {
+  c.requireUser();
+  const found = await findProject(c, pathParam(c, 'id'));
+  const admin = c.user!.is_admin;
+  if (found.project.builds_access_level === 'disabled' || found.project.repository_access_level === 'disabled') throw forbidden();
+  const readsPublicly = found.project.visibility !== 'private' && canReadProject(c.user, found.project, found.access);
+  if (!admin && found.access < AccessLevel.REPORTER && !(readsPublicly && minAccess <= AccessLevel.REPORTER)) throw forbidden();
+  if (!admin && minAccess > AccessLevel.REPORTER && found.access < minAccess) throw forbidden();
+  return found;
+}
+
+/** `environment_id`: an Integer (Grape's 400); an unknown one 404 `{"message":"404 Not found"}`. */
+async function environmentOf(c: Ctx, found: FoundProject): Promise<EnvironmentRow> {
+  const raw = pathParam(c, 'environment_id');
+  if (!/^-?\d+$/.test(raw)) throw paramError('environment_id is invalid');
+  const id = pathId(raw);
+  const env = id > 0 ? await c.app.db.selectFrom('environments').selectAll().where('project_id', '=', found.project.id).where('id', '=', id).executeTakeFirst() : undefined;
+  if (!env) throw apiError(404, '404 Not found');
+  return env;
+}
+
+/** Entities::Environment: with `project` (lists and writes), or with `last_deployment` instead (a single read). */
+function presentEnvironment(c: Ctx, env: EnvironmentRow, extra: { project?: unknown; lastDeployment?: unknown }) {
+  return {
+    id: env.id,
+    name: env.name,
+    slug: env.slug,
+    external_url: env.external_url,
+    created_at: env.created_at,
+    updated_at: env.updated_at,
+    tier: env.tier,
+    ...('project' in extra ? { project: extra.project } : {}),
+    ...('lastDeployment' in extra ? { last_deployment: extra.lastDeployment } : {}),
+    state: env.state,
+    auto_stop_at: env.auto_stop_at,
+    description: env.description,
+    auto_stop_setting: env.auto_stop_setting,
+  };
+}
+
+function projectOf(c: Ctx, found: FoundProject) {
+  return presentProjectSimple(found.project, found.namespace, { base: c.base });
+}
+
+/** The attributes a create or an update may set (`slug` is refused: it is made from the name). */
+function readAttrs(c: Ctx): EnvironmentInput {
+  if (c.params.has('slug')) throw paramError('slug is automatically generated and cannot be changed');
+  const attrs: EnvironmentInput = {};
+  if (c.params.has('external_url')) attrs.external_url = c.params.nullableString('external_url') ?? null;
+  if (c.params.has('description')) attrs.description = c.params.nullableString('description') ?? null;
+  const tier = c.params.enum('tier', TIERS);
+  if (tier !== undefined) attrs.tier = tier;
+  const autoStop = c.params.enum('auto_stop_setting', AUTO_STOP_SETTINGS);
+  if (autoStop !== undefined) attrs.auto_stop_setting = autoStop;
+  if (c.params.has('cluster_agent_id') && c.params.raw.cluster_agent_id !== null) {
+    // Labwright has no Kubernetes agents: any id is one that does not exist.
+    c.params.int('cluster_agent_id');
+    throw badRequest("cluster agent doesn't exist or cannot be associated with this environment");
+  }
+  return attrs;
+}
+
+/** Stops an environment without stop actions (Environments::StopService): forced, or when its setting is `always`. */
+async function stop(c: Ctx, env: EnvironmentRow, force: boolean): Promise<EnvironmentRow> {
+  const stops = force ? env.state !== 'stopped' : env.state === 'available' && env.auto_stop_setting === 'always';
+  if (!stops) return env;
+  const set = { state: 'stopped', auto_stop_at: null, updated_at: nowIso() };
+  await c.app.db.updateTable('environments').set(set).where('id', '=', env.id).execute();
+  return { ...env, ...set };
+}
+
+export function registerEnvironmentRoutes(app: FastifyInstance): void {
+  // GET /projects/:id/environments
+  route(app, 'GET', '/projects/:id/environments', async function listEnvironments(c) {
+    // Declared with mutually_exclusive and its own message.
+    if (c.params.has('name') && c.params.has('search')) throw paramError('name, search cannot be used together');
+    const states = c.params.enum('states', ['available', 'stopping', 'stopped'] as const);
+    const found = await projectFor(c, AccessLevel.REPORTER);
+    let q = c.app.db.selectFrom('environments').selectAll().where('project_id', '=', found.project.id);
+    const name = c.params.string('name');
+    if (name !== undefined) q = q.where('name', '=', name);
+    const search = c.params.string('search');
+    if (search !== undefined) {
+      if ([...search].length < 3) throw badRequest('Search query is less than 3 characters');
+      // A case-insensitive prefix, as GitLab's EnvironmentsFinder.
+      q = q.where((eb) => eb(eb.fn('lower', ['name']), 'like', `${search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`));
+    }
+    if (states) q = q.where('state', '=', states);
+    const rows = await paginateOffset(c, q.orderBy('id'));
+    const project = projectOf(c, found);
+    return rows.map((env) => presentEnvironment(c, env, { project }));
+  });
+
+  // POST /projects/:id/environments
+  route(app, 'POST', '/projects/:id/environments', async function createEnvironment(c) {
+    if (!c.params.has('name') || c.params.raw.name === null) throw paramError('name is missing');
+    const name = c.params.string('name')!;
+    const attrs = readAttrs(c);
+    const found = await projectFor(c, AccessLevel.DEVELOPER);
+    const env = await c.app.database.transaction(async (trx) => {
+      await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).execute();
+      return insertEnvironment(trx, found.project.id, name, attrs);
+    });
+    return presentEnvironment(c, env, { project: projectOf(c, found) });
+  });
+
+  // DELETE /projects/:id/environments/review_apps
+  route(app, 'DELETE', '/projects/:id/environments/review_apps', async function deleteReviewApps(c) {
+    const before = c.params.datetime('before') ?? new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const limit = c.params.int('limit', { min: 1, max: 1000 }) ?? 100;
+    const dryRun = c.params.bool('dry_run') ?? true;
+    const found = await projectFor(c, AccessLevel.REPORTER);
+    if (found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) {
+      throw apiError(401, { scheduled_entries: [], unprocessable_entries: [], message: 'You do not have permission to destroy environments in this project' });
+    }
+    const rows = await c.app.db
+      .selectFrom('environments')
+      .selectAll()
+      .where('project_id', '=', found.project.id)
+      .where('state', '=', 'stopped')
+      .where('name', 'like', 'review/%')
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    if (rows.length === 0) {
+      throw apiError(400, {
+        scheduled_entries: [],
+        unprocessable_entries: [],
+        message: 'Failed to authorize deletions for some or all of the environments. Ask someone with more permissions to delete the environments.',
+      });
+    }
+    // GITLAB-COMPAT: GitLab schedules the deletions a week ahead; without a scheduler they are made now.
+    if (!dryRun) await c.app.db.deleteFrom('environments').where('id', 'in', rows.map((r) => r.id)).execute();
+    c.status(200);
+    return { scheduled_entries: rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, external_url: r.external_url, created_at: r.created_at, updated_at: r.updated_at })), unprocessable_entries: [] };
+  });
+
+  // POST /projects/:id/environments/stop_stale
+  route(app, 'POST', '/projects/:id/environments/stop_stale', async function stopStale(c) {
+    if (!c.params.has('before')) throw paramError('before is missing');
+    const before = c.params.datetime('before')!;
+    const found = await projectFor(c, AccessLevel.MAINTAINER);
+    const t = Date.parse(before);
+    if (t < Date.now() - 10 * 365.25 * 86_400_000 || t > Date.now() - 7 * 86_400_000) throw badRequest('Invalid Date');
+    // Available environments not updated since `before` and with no deployment since then.
+    await c.app.db
+      .updateTable('environments')
+      .set({ state: 'stopped', auto_stop_at: null, updated_at: nowIso() })
+      .where('project_id', '=', found.project.id)
+      .where('state', '=', 'available')
+      .where('updated_at', '<', before)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('deployments')
+              .select('deployments.id')
+              .where('deployments.project_id', '=', found.project.id)
+              .whereRef('deployments.environment', '=', 'environments.name')
+              .where('deployments.updated_at', '>=', before),
+          ),
+        ),
+      )
+      .execute();
+    c.status(200);
+    return { message: 'Successfully scheduled stale environments to stop' };
+  });
+
+  // GET /projects/:id/environments/:environment_id
+  route(app, 'GET', '/projects/:id/environments/:environment_id', async function getEnvironment(c) {
+    const found = await projectFor(c, AccessLevel.REPORTER);
+    const env = await environmentOf(c, found);
+    const last = await c.app.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('project_id', '=', found.project.id)
+      .where('environment', '=', env.name)
+      .where('status', '=', 'success')
+      .orderBy('finished_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    let lastDeployment: unknown = null;
+    if (last) {
+      const users = await findUsersByIds(c.app.db, last.user_id !== null ? [last.user_id] : []);
+      lastDeployment = presentDeployment(last, last.user_id !== null ? users.get(last.user_id) : undefined, c.base, env, { withEnvironment: false });
+    }
+    return presentEnvironment(c, env, { lastDeployment });
+  });
+
+  // PUT /projects/:id/environments/:environment_id
+  route(app, 'PUT', '/projects/:id/environments/:environment_id', async function updateEnvironmentRoute(c) {
+    const attrs = readAttrs(c);
+    const found = await projectFor(c, AccessLevel.DEVELOPER);
+    const env = await environmentOf(c, found);
+    // `name` is no longer an update parameter (GitLab 16.0): ignored.
+    return presentEnvironment(c, await updateEnvironment(c.app.db, env, attrs), { project: projectOf(c, found) });
+  });
+
+  // DELETE /projects/:id/environments/:environment_id
+  route(app, 'DELETE', '/projects/:id/environments/:environment_id', async function deleteEnvironment(c) {
+    const found = await projectFor(c, AccessLevel.REPORTER);
+    const env = await environmentOf(c, found);
+    // destroy_environment: Developers, and only once the environment is stopped.
+    if ((found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) || env.state !== 'stopped') throw forbidden();
+    refuseIfModifiedSince(c, env.updated_at);
+    await c.app.db.deleteFrom('environments').where('id', '=', env.id).execute();
+  });
+
+  // POST /projects/:id/environments/:environment_id/stop
+  route(app, 'POST', '/projects/:id/environments/:environment_id/stop', async function stopEnvironment(c) {
+    const force = c.params.bool('force') ?? false;
+    const found = await projectFor(c, AccessLevel.REPORTER);
+    const env = await environmentOf(c, found);
+    // stop_environment without stop actions: whoever may update it (Developers).
+    if (found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) throw forbidden();
+    c.status(200);
+    return presentEnvironment(c, await stop(c, env, force), { project: projectOf(c, found) });
+  });
+
+  if (hooked) return;
+  hooked = true;
+  projectDeletionHooks.push(async function deleteEnvironments(_app, trx, projectId) {
+    await trx.deleteFrom('environments').where('project_id', '=', projectId).execute();
+  });
+}
+
+let hooked = false;
