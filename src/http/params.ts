@@ -287,7 +287,8 @@ export class Params {
     // Without a zone a time is UTC (Ruby's DateTime.parse), not the server's local time.
     const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(fixed);
     const d = new Date(fixed.length === 10 ? fixed + 'T00:00:00Z' : fixed.replace(' ', 'T') + (zoned ? '' : 'Z'));
-    if (Number.isNaN(d.getTime())) throw paramError(`${name} is invalid`);
+    // Beyond year 9999 in UTC, the ISO form (+010000-…) would no longer sort as a timestamp string.
+    if (Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) throw paramError(`${name} is invalid`);
     return d.toISOString();
   }
 

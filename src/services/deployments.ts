@@ -61,7 +61,10 @@ function validateAttrs(errors: Record<string, string[]>, attrs: EnvironmentInput
   const url = attrs.external_url;
   if (url) {
     if ([...url].length > 255) add('external_url', 'is too long (maximum is 255 characters)');
-    const scheme = /^\s*([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+    // Browsers drop tabs and line breaks inside a URL and leading control characters and spaces:
+    // `java\tscript:` is `javascript:` to them.
+    const seen = url.replace(/[\t\n\r]/g, '').replace(/^[\x00-\x20]+/, '');
+    const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(seen)?.[1]?.toLowerCase();
     if (scheme && ['data', 'javascript', 'vbscript'].includes(scheme)) add('external_url', `${scheme} scheme is not allowed`);
   }
   if (attrs.description && [...attrs.description].length > 10_000) add('description', 'is too long (maximum is 10000 characters)');
@@ -140,7 +143,7 @@ export async function updateEnvironment(db: Kysely<DB>, env: EnvironmentRow, att
 }
 
 /** A successful deployment starts its environment again (GitLab's UpdateEnvironmentWorker `start`). */
-export async function startEnvironment(db: Kysely<DB>, projectId: number, name: string): Promise<void> {
+export async function startEnvironment(db: Kysely<DB> | Transaction<DB>, projectId: number, name: string): Promise<void> {
   await db
     .updateTable('environments')
     .set({ state: 'available', updated_at: nowIso() })

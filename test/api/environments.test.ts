@@ -147,6 +147,47 @@ describe('environments', () => {
     expect((await s.request('POST', `/projects/${pub.id}/environments`, { token: outsider.token, json: { name: 'x' } })).status).toBe(403);
   });
 
+  it('hides environments and deployments from outsiders while CI/CD or the repository is for members only; archived projects take no writes', async () => {
+    const pub = await createProject(s, 'envs-members', { token: owner.token, visibility: 'public' });
+    const mainSha = (await s.request('GET', `/projects/${pub.id}/repository/branches/main`, { token: owner.token })).body.commit.id;
+    await s.request('POST', `/projects/${pub.id}/deployments`, { token: owner.token, json: { environment: 'production', sha: mainSha, ref: 'main', tag: false, status: 'success' } });
+    expect((await s.request('GET', `/projects/${pub.id}/environments`, { token: outsider.token })).status).toBe(200);
+    for (const setting of ['builds_access_level', 'repository_access_level']) {
+      expect((await s.request('PUT', `/projects/${pub.id}`, { token: owner.token, json: { [setting]: 'private' } })).status).toBe(200);
+      expect((await s.request('GET', `/projects/${pub.id}/environments`, { token: outsider.token })).status).toBe(403);
+      expect((await s.request('GET', `/projects/${pub.id}/deployments`, { token: outsider.token })).status).toBe(403);
+      expect((await s.request('GET', `/projects/${pub.id}/environments`, { token: owner.token })).status).toBe(200);
+      await s.request('PUT', `/projects/${pub.id}`, { token: owner.token, json: { [setting]: 'enabled' } });
+    }
+    expect((await s.request('POST', `/projects/${pub.id}/archive`, { token: owner.token })).status).toBe(201);
+    expect((await s.request('POST', `/projects/${pub.id}/environments`, { token: owner.token, json: { name: 'late' } })).status).toBe(403);
+    expect((await s.request('POST', `/projects/${pub.id}/deployments`, { token: owner.token, json: { environment: 'late', sha: mainSha, ref: 'main', tag: false, status: 'success' } })).status).toBe(403);
+    expect((await s.request('GET', `/projects/${pub.id}/environments`, { token: owner.token })).body.map((e: any) => e.name)).toEqual(['production']);
+  });
+
+  it('searches names with _ literally, refuses disguised script URLs, and deletes an environment with its deployments', async () => {
+    const made = (await s.request('POST', envs(), { token: dev.token, json: { name: 'my_app' } })).body;
+    await s.request('POST', envs(), { token: dev.token, json: { name: 'myxapp' } });
+    expect((await s.request('GET', envs(), { token: dev.token, query: { search: 'my_' } })).body.map((e: any) => e.name)).toEqual(['my_app']);
+    const js = await s.request('POST', envs(), { token: dev.token, json: { name: 'js', external_url: 'java\tscript:alert(1)' } });
+    expect(js.body).toEqual({ message: { external_url: ['javascript scheme is not allowed'] } });
+    const d = await s.request('POST', `/projects/${project.id}/deployments`, { token: dev.token, json: { environment: 'my_app', sha, ref: 'main', tag: false, status: 'success' } });
+    expect(d.status).toBe(201);
+    await s.request('POST', envs(`/${made.id}/stop`), { token: dev.token });
+    expect((await s.request('DELETE', envs(`/${made.id}`), { token: dev.token })).status).toBe(204);
+    expect((await s.request('GET', `/projects/${project.id}/deployments/${d.body.id}`, { token: dev.token })).status).toBe(404);
+    // A new environment of the same name starts with no deployments.
+    const again = (await s.request('POST', envs(), { token: dev.token, json: { name: 'my_app' } })).body;
+    expect((await s.request('GET', envs(`/${again.id}`), { token: dev.token })).body.last_deployment).toBeNull();
+    expect((await s.request('POST', envs('/stop_stale'), { token: owner.token, json: { before: null } })).body).toEqual({ error: 'before is missing' });
+    expect((await s.request('DELETE', envs('/review_apps'), { token: dev.token, query: { before: '9999-12-31T23:59:59-23:59' } })).body).toEqual({ error: 'before is invalid' });
+  });
+
+  it('answers 401 before looking at the parameters of an anonymous caller', async () => {
+    expect((await s.request('POST', envs(), { token: null, json: { name: 'x', slug: 'y' } })).status).toBe(401);
+    expect((await s.request('POST', envs(), { token: reporter.token, json: { name: 'x', cluster_agent_id: 3 } })).status).toBe(403);
+  });
+
   it('works from @gitbeaker/rest and python-gitlab', async () => {
     const api = new Gitlab({ host: s.url, token: dev.token });
     const made = await api.Environments.create(project.id, 'beaker', { externalUrl: 'https://beaker.example', tier: 'staging' } as never);

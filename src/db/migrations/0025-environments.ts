@@ -22,25 +22,26 @@ export const environments: LabwrightMigration = {
       .execute();
     await uniqueIndex(ctx, 'environments_project_name', 'environments', 'project_id, name');
     await uniqueIndex(ctx, 'environments_project_slug', 'environments', 'project_id, slug');
-    const used = await ctx.db
+    // The names deployments of existing projects used, those that are already their own slug first,
+    // so that they keep it when another name would make the same slug.
+    const used = (await ctx.db
       .selectFrom('deployments')
-      .select(['project_id', 'environment'])
-      .select((eb) => eb.fn.min('created_at').as('first'))
-      .groupBy(['project_id', 'environment'])
-      .orderBy('project_id')
-      .orderBy('environment')
-      .execute();
+      .innerJoin('projects', 'projects.id', 'deployments.project_id')
+      .select(['deployments.project_id as project_id', 'deployments.environment as environment'])
+      .select((eb) => eb.fn.min('deployments.created_at').as('first'))
+      .groupBy(['deployments.project_id', 'deployments.environment'])
+      .execute()) as Array<{ project_id: number; environment: string; first: string }>;
+    const selfSlug = (name: string) => environmentSlug(name) === name;
+    used.sort((a, b) => a.project_id - b.project_id || Number(selfSlug(b.environment)) - Number(selfSlug(a.environment)) || (a.environment < b.environment ? -1 : 1));
     const slugs = new Set<string>();
-    for (const u of used as Array<{ project_id: number; environment: string; first: string }>) {
+    const rows = used.map((u) => {
       let slug = environmentSlug(u.environment);
-      // Two old names with one slug: the later one gets its id-free variant made unique by a counter.
-      for (let n = 2; slugs.has(`${u.project_id}/${slug}`); n++) slug = `${environmentSlug(u.environment).slice(0, 20)}-${n}`;
+      // Two old names with one slug: the later one gets the slug of its name and a counter.
+      for (let n = 2; slugs.has(`${u.project_id}/${slug}`); n++) slug = environmentSlug(`${u.environment}#${n}`);
       slugs.add(`${u.project_id}/${slug}`);
-      await ctx.db
-        .insertInto('environments')
-        .values({ project_id: u.project_id, name: u.environment, slug, tier: environmentTier(u.environment), state: 'available', auto_stop_setting: 'always', created_at: u.first, updated_at: u.first })
-        .execute();
-    }
+      return { project_id: u.project_id, name: u.environment, slug, tier: environmentTier(u.environment), state: 'available', auto_stop_setting: 'always', created_at: u.first, updated_at: u.first };
+    });
+    for (let i = 0; i < rows.length; i += 500) await ctx.db.insertInto('environments').values(rows.slice(i, i + 500)).execute();
     await notifyChanges(ctx, 'environments');
   },
 };

@@ -51,9 +51,22 @@ async function presentDeployments(c: Ctx, projectId: number, rows: DeploymentRow
   return rows.map((d) => presentDeployment(d, d.user_id !== null ? users.get(d.user_id) : undefined, c.base, envs.get(d.environment)));
 }
 
+/** read_deployment: as reading environments (Reporters, or anyone while CI/CD and the repository are open to all). */
 async function readable(c: Ctx): Promise<FoundProject> {
   const found = await findProject(c, String(c.params.raw.id));
-  if (found.project.visibility !== 'public' && found.access < AccessLevel.REPORTER && !c.user?.is_admin) throw forbidden();
+  const p = found.project;
+  if (p.builds_access_level === 'disabled' || p.repository_access_level === 'disabled') throw forbidden();
+  const openToAll = p.builds_access_level !== 'private' && p.repository_access_level !== 'private';
+  if (!(openToAll && p.visibility === 'public') && found.access < AccessLevel.REPORTER && !c.user?.is_admin) throw forbidden();
+  return found;
+}
+
+/** create_deployment / update_deployment: Developers, while CI/CD and the repository are on and the project is not archived. */
+async function writable(c: Ctx): Promise<FoundProject> {
+  const found = await findProject(c, String(c.params.raw.id));
+  const p = found.project;
+  if (found.access < AccessLevel.DEVELOPER && !c.user?.is_admin) throw forbidden();
+  if (p.builds_access_level === 'disabled' || p.repository_access_level === 'disabled' || p.archived) throw forbidden();
   return found;
 }
 
@@ -106,8 +119,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
   // POST /projects/:id/deployments
   route(app, 'POST', '/projects/:id/deployments', async function createDeployment(c) {
     const user = c.requireUser();
-    const found = await findProject(c, String(c.params.raw.id));
-    if (found.access < AccessLevel.DEVELOPER) throw forbidden();
+    const found = await writable(c);
     const missing = ['environment', 'sha', 'ref', 'tag', 'status'].filter((n) => !c.params.has(n));
     if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
     const environment = c.params.string('environment', { allowBlank: false })!;
@@ -118,18 +130,18 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     if (!commit) throw paramError('sha is invalid');
     const now = nowIso();
     const { d, env } = await c.app.database.transaction(async (trx) => {
-      await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).execute();
+      // The project may have been deleted since it was looked up (its deletion locks this row first).
+      if (!(await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).executeTakeFirst())) throw notFound('Project');
       // project.environments.find_or_create_by(name:): a new name makes its environment.
       const env = await findOrCreateEnvironment(trx, found.project.id, environment);
       const max = await trx.selectFrom('deployments').select((eb) => eb.fn.max<number>('iid').as('m')).where('project_id', '=', found.project.id).executeTakeFirst();
       const row = { iid: Number(max?.m ?? 0) + 1, project_id: found.project.id, environment, ref, sha: commit.id, tag: tag ? 1 : 0, status, user_id: user.id, finished_at: status === 'running' ? null : now, created_at: now, updated_at: now };
       const ins = await trx.insertInto('deployments').values(row).returning('id').executeTakeFirstOrThrow();
+      // A successful deployment starts a stopped environment, in the same transaction as it is recorded.
+      if (status === 'success') await startEnvironment(trx, found.project.id, environment);
       return { d: Object.assign({}, row, { id: ins.id }), env };
     });
-    if (d.status === 'success') {
-      await startEnvironment(c.app.db, found.project.id, environment);
-      await linkMergeRequests(c, found, d);
-    }
+    if (d.status === 'success') await linkMergeRequests(c, found, d);
     await emitEvent(c.app, { kind: 'deployment', projectId: found.project.id, deploymentId: d.id });
     return presentDeployment(d, user, c.base, env);
   });
@@ -137,19 +149,18 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
   // PUT /projects/:id/deployments/:deployment_id
   route(app, 'PUT', '/projects/:id/deployments/:deployment_id', async function updateDeployment(c) {
     const user = c.requireUser();
-    const found = await findProject(c, String(c.params.raw.id));
-    if (found.access < AccessLevel.DEVELOPER) throw forbidden();
+    const found = await writable(c);
     const d = await findDeployment(c, found);
     if (!c.params.has('status')) throw paramError('status is missing');
     const status = c.params.enum('status', ['running', 'success', 'failed', 'canceled'] as const)!;
     const now = nowIso();
     const set = { status, updated_at: now, finished_at: status === 'running' ? null : now };
-    await c.app.db.updateTable('deployments').set(set).where('id', '=', d.id).execute();
+    await c.app.database.transaction(async (trx) => {
+      await trx.updateTable('deployments').set(set).where('id', '=', d.id).execute();
+      if (status === 'success') await startEnvironment(trx, found.project.id, d.environment);
+    });
     const fresh = Object.assign({}, d, { ...set });
-    if (status === 'success') {
-      await startEnvironment(c.app.db, found.project.id, d.environment);
-      await linkMergeRequests(c, found, fresh);
-    }
+    if (status === 'success') await linkMergeRequests(c, found, fresh);
     // A change of status is an event (GitLab's deployment hooks run on each transition).
     if (status !== d.status) await emitEvent(c.app, { kind: 'deployment', projectId: found.project.id, deploymentId: d.id });
     return presentDeployment(fresh, user, c.base, (await environmentsByName(c.app.db, found.project.id, [d.environment])).get(d.environment));

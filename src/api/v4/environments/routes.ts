@@ -4,7 +4,10 @@
 // an environment has no stop actions: a stop stops it at once (unless its auto_stop_setting waits
 // for an action), as GitLab does for environments without a stop job.
 import type { FastifyInstance } from 'fastify';
-import { apiError, badRequest, forbidden, paramError } from '../../../http/errors.js';
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../../db/types.js';
+import { escapeLike } from '../../../db/sql-helpers.js';
+import { apiError, badRequest, forbidden, notFound, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { nowIso } from '../../../db/database.js';
@@ -19,19 +22,32 @@ import { presentDeployment } from '../deployments/routes.js';
 import { pathParam } from '../repository/common.js';
 
 /**
- * read_environment: Reporters, or anyone the project's visibility lets read it; none of the
- * environment abilities while CI/CD or the repository is turned off. Anonymous callers 401
- * (the API authenticates first).
+ * read_environment: Reporters, or anyone the project's visibility lets read it while CI/CD and the
+ * repository are open to everyone (members only: Reporters); none of the environment abilities
+ * while either is turned off. Writes: Developers, never in an archived project (GitLab blocks
+ * environments and deployments there). Anonymous callers were refused before (401).
  */
-async function projectFor(c: Ctx, minAccess: number): Promise<FoundProject> {
-  c.requireUser();
-  const found = await findProject(c, pathParam(c, 'id'));
-  const admin = c.user!.is_admin;
-  if (found.project.builds_access_level === 'disabled' || found.project.repository_access_level === 'disabled') throw forbidden();
-  const readsPublicly = found.project.visibility !== 'private' && canReadProject(c.user, found.project, found.access);
+export function environmentAccess(c: Ctx, found: FoundProject, minAccess: number, write: boolean): void {
+  const p = found.project;
+  const admin = Boolean(c.user?.is_admin);
+  if (p.builds_access_level === 'disabled' || p.repository_access_level === 'disabled') throw forbidden();
+  const openToAll = p.builds_access_level !== 'private' && p.repository_access_level !== 'private';
+  const readsPublicly = openToAll && p.visibility !== 'private' && canReadProject(c.user, p, found.access);
   if (!admin && found.access < AccessLevel.REPORTER && !(readsPublicly && minAccess <= AccessLevel.REPORTER)) throw forbidden();
   if (!admin && minAccess > AccessLevel.REPORTER && found.access < minAccess) throw forbidden();
+  if (write && p.archived) throw forbidden();
+}
+
+async function projectFor(c: Ctx, minAccess: number, write = false): Promise<FoundProject> {
+  c.requireUser();
+  const found = await findProject(c, pathParam(c, 'id'));
+  environmentAccess(c, found, minAccess, write);
   return found;
+}
+
+/** Locks the project row for a write; 404 when it was deleted since it was looked up. */
+async function lockProject(c: Ctx, trx: Transaction<DB>, projectId: number): Promise<void> {
+  if (!(await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId)).executeTakeFirst())) throw notFound('Project');
 }
 
 /** `environment_id`: an Integer (Grape's 400); an unknown one 404 `{"message":"404 Not found"}`. */
@@ -68,9 +84,9 @@ function projectOf(c: Ctx, found: FoundProject) {
 }
 
 /** The attributes a create or an update may set (`slug` is refused: it is made from the name). */
-function readAttrs(c: Ctx): EnvironmentInput {
+function readAttrs(c: Ctx): EnvironmentInput & { clusterAgent?: true } {
   if (c.params.has('slug')) throw paramError('slug is automatically generated and cannot be changed');
-  const attrs: EnvironmentInput = {};
+  const attrs: EnvironmentInput & { clusterAgent?: true } = {};
   if (c.params.has('external_url')) attrs.external_url = c.params.nullableString('external_url') ?? null;
   if (c.params.has('description')) attrs.description = c.params.nullableString('description') ?? null;
   const tier = c.params.enum('tier', TIERS);
@@ -78,11 +94,15 @@ function readAttrs(c: Ctx): EnvironmentInput {
   const autoStop = c.params.enum('auto_stop_setting', AUTO_STOP_SETTINGS);
   if (autoStop !== undefined) attrs.auto_stop_setting = autoStop;
   if (c.params.has('cluster_agent_id') && c.params.raw.cluster_agent_id !== null) {
-    // Labwright has no Kubernetes agents: any id is one that does not exist.
     c.params.int('cluster_agent_id');
-    throw badRequest("cluster agent doesn't exist or cannot be associated with this environment");
+    attrs.clusterAgent = true;
   }
   return attrs;
+}
+
+/** Labwright has no Kubernetes agents: any id names one that does not exist (checked once the caller may write). */
+function refuseClusterAgent(attrs: { clusterAgent?: true }): void {
+  if (attrs.clusterAgent) throw badRequest("cluster agent doesn't exist or cannot be associated with this environment");
 }
 
 /** Stops an environment without stop actions (Environments::StopService): forced, or when its setting is `always`. */
@@ -97,6 +117,7 @@ async function stop(c: Ctx, env: EnvironmentRow, force: boolean): Promise<Enviro
 export function registerEnvironmentRoutes(app: FastifyInstance): void {
   // GET /projects/:id/environments
   route(app, 'GET', '/projects/:id/environments', async function listEnvironments(c) {
+    c.requireUser();
     // Declared with mutually_exclusive and its own message.
     if (c.params.has('name') && c.params.has('search')) throw paramError('name, search cannot be used together');
     const states = c.params.enum('states', ['available', 'stopping', 'stopped'] as const);
@@ -108,7 +129,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     if (search !== undefined) {
       if ([...search].length < 3) throw badRequest('Search query is less than 3 characters');
       // A case-insensitive prefix, as GitLab's EnvironmentsFinder.
-      q = q.where((eb) => eb(eb.fn('lower', ['name']), 'like', `${search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`));
+      q = q.where(sql<boolean>`lower(name) like ${`${escapeLike(search.toLowerCase())}%`} escape '\\'`);
     }
     if (states) q = q.where('state', '=', states);
     const rows = await paginateOffset(c, q.orderBy('id'));
@@ -118,12 +139,14 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
 
   // POST /projects/:id/environments
   route(app, 'POST', '/projects/:id/environments', async function createEnvironment(c) {
+    c.requireUser();
     if (!c.params.has('name') || c.params.raw.name === null) throw paramError('name is missing');
     const name = c.params.string('name')!;
     const attrs = readAttrs(c);
-    const found = await projectFor(c, AccessLevel.DEVELOPER);
+    const found = await projectFor(c, AccessLevel.DEVELOPER, true);
+    refuseClusterAgent(attrs);
     const env = await c.app.database.transaction(async (trx) => {
-      await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).execute();
+      await lockProject(c, trx, found.project.id);
       return insertEnvironment(trx, found.project.id, name, attrs);
     });
     return presentEnvironment(c, env, { project: projectOf(c, found) });
@@ -131,11 +154,12 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
 
   // DELETE /projects/:id/environments/review_apps
   route(app, 'DELETE', '/projects/:id/environments/review_apps', async function deleteReviewApps(c) {
+    c.requireUser();
     const before = c.params.datetime('before') ?? new Date(Date.now() - 30 * 86_400_000).toISOString();
     const limit = c.params.int('limit', { min: 1, max: 1000 }) ?? 100;
     const dryRun = c.params.bool('dry_run') ?? true;
     const found = await projectFor(c, AccessLevel.REPORTER);
-    if (found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) {
+    if ((found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) || found.project.archived) {
       throw apiError(401, { scheduled_entries: [], unprocessable_entries: [], message: 'You do not have permission to destroy environments in this project' });
     }
     const rows = await c.app.db
@@ -157,16 +181,18 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
       });
     }
     // GITLAB-COMPAT: GitLab schedules the deletions a week ahead; without a scheduler they are made now.
-    if (!dryRun) await c.app.db.deleteFrom('environments').where('id', 'in', rows.map((r) => r.id)).execute();
+    if (!dryRun) await deleteEnvironments(c, found.project.id, rows.map((r) => r.id));
     c.status(200);
     return { scheduled_entries: rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, external_url: r.external_url, created_at: r.created_at, updated_at: r.updated_at })), unprocessable_entries: [] };
   });
 
   // POST /projects/:id/environments/stop_stale
   route(app, 'POST', '/projects/:id/environments/stop_stale', async function stopStale(c) {
-    if (!c.params.has('before')) throw paramError('before is missing');
-    const before = c.params.datetime('before')!;
-    const found = await projectFor(c, AccessLevel.MAINTAINER);
+    c.requireUser();
+    if (!c.params.has('before') || c.params.raw.before === null) throw paramError('before is missing');
+    const before = c.params.datetime('before');
+    if (before === undefined) throw paramError('before is invalid');
+    const found = await projectFor(c, AccessLevel.MAINTAINER, true);
     const t = Date.parse(before);
     if (t < Date.now() - 10 * 365.25 * 86_400_000 || t > Date.now() - 7 * 86_400_000) throw badRequest('Invalid Date');
     // Available environments not updated since `before` and with no deployment since then.
@@ -175,6 +201,8 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
       .set({ state: 'stopped', auto_stop_at: null, updated_at: nowIso() })
       .where('project_id', '=', found.project.id)
       .where('state', '=', 'available')
+      // Without stop actions only environments that stop always stop (Environments::StopService).
+      .where('auto_stop_setting', '=', 'always')
       .where('updated_at', '<', before)
       .where((eb) =>
         eb.not(
@@ -217,9 +245,11 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
 
   // PUT /projects/:id/environments/:environment_id
   route(app, 'PUT', '/projects/:id/environments/:environment_id', async function updateEnvironmentRoute(c) {
+    c.requireUser();
     const attrs = readAttrs(c);
-    const found = await projectFor(c, AccessLevel.DEVELOPER);
+    const found = await projectFor(c, AccessLevel.DEVELOPER, true);
     const env = await environmentOf(c, found);
+    refuseClusterAgent(attrs);
     // `name` is no longer an update parameter (GitLab 16.0): ignored.
     return presentEnvironment(c, await updateEnvironment(c.app.db, env, attrs), { project: projectOf(c, found) });
   });
@@ -229,9 +259,10 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     const found = await projectFor(c, AccessLevel.REPORTER);
     const env = await environmentOf(c, found);
     // destroy_environment: Developers, and only once the environment is stopped.
-    if ((found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) || env.state !== 'stopped') throw forbidden();
+    if ((found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) || env.state !== 'stopped' || found.project.archived) throw forbidden();
     refuseIfModifiedSince(c, env.updated_at);
-    await c.app.db.deleteFrom('environments').where('id', '=', env.id).execute();
+    // Still stopped when deleted: a deployment that started it meanwhile keeps it (403).
+    if (!(await deleteEnvironments(c, found.project.id, [env.id]))) throw forbidden();
   });
 
   // POST /projects/:id/environments/:environment_id/stop
@@ -240,16 +271,39 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     const found = await projectFor(c, AccessLevel.REPORTER);
     const env = await environmentOf(c, found);
     // stop_environment without stop actions: whoever may update it (Developers).
-    if (found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) throw forbidden();
+    if ((found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) || found.project.archived) throw forbidden();
     c.status(200);
     return presentEnvironment(c, await stop(c, env, force), { project: projectOf(c, found) });
   });
 
   if (hooked) return;
   hooked = true;
-  projectDeletionHooks.push(async function deleteEnvironments(_app, trx, projectId) {
+  projectDeletionHooks.push(async function deleteProjectEnvironments(hookApp, trx, projectId) {
+    // The project's row first (PostgreSQL): a deployment or environment being made for it either
+    // committed already (and goes here) or finds the project gone.
+    if (hookApp.database.dialect === 'postgres') await hookApp.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId)).execute();
+    const deployments = trx.selectFrom('deployments').select('id').where('project_id', '=', projectId);
+    await trx.deleteFrom('deployment_merge_requests').where('deployment_id', 'in', deployments).execute();
+    await trx.deleteFrom('deployments').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('environments').where('project_id', '=', projectId).execute();
   });
 }
 
 let hooked = false;
+
+/**
+ * Deletes stopped environments with their deployments (a deployment belongs to its environment, as
+ * in GitLab); the number deleted. One that was started meanwhile is left alone.
+ */
+async function deleteEnvironments(c: Ctx, projectId: number, ids: number[]): Promise<number> {
+  return c.app.database.transaction(async (trx) => {
+    const gone = await trx.deleteFrom('environments').where('project_id', '=', projectId).where('id', 'in', ids).where('state', '=', 'stopped').returning(['name']).execute();
+    const names = gone.map((g) => g.name);
+    if (names.length) {
+      const deployments = trx.selectFrom('deployments').select('id').where('project_id', '=', projectId).where('environment', 'in', names);
+      await trx.deleteFrom('deployment_merge_requests').where('deployment_id', 'in', deployments).execute();
+      await trx.deleteFrom('deployments').where('project_id', '=', projectId).where('environment', 'in', names).execute();
+    }
+    return gone.length;
+  });
+}

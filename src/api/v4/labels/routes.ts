@@ -13,6 +13,7 @@ import { findProject } from '../../../services/projects/lookup.js';
 import { pathId } from '../../../services/merge-requests/rows.js';
 import { textColor } from '../entities/merge-request.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
+import { containsCi } from '../../../db/sql-helpers.js';
 
 type Owner = { kind: 'project'; id: number; access: number } | { kind: 'group'; id: number; access: number };
 
@@ -80,7 +81,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const owner = await ownerOf(c);
     let q = scoped(c, owner);
     const search = c.params.string('search');
-    if (search) q = q.where('title_lower', 'like', `%${search.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`);
+    if (search) q = q.where(containsCi('title_lower', search));
     const rows = await paginateOffset(c, q.orderBy('title').orderBy('id'));
     return rows.map(presentLabel);
   });
