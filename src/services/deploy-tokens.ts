@@ -8,7 +8,7 @@ import { nowIso } from '../db/database.js';
 import type { DeployTokensTable } from '../db/tables/deploy-tokens.js';
 import type { DB } from '../db/types.js';
 import { apiError } from '../http/errors.js';
-import { lockOwners } from './ci-variables/variables.js';
+import { lockOwnerRow, lockOwnerRows } from './owner-lock.js';
 import { tokenDigest } from './secrets.js';
 import { randomBytes } from 'node:crypto';
 
@@ -101,11 +101,7 @@ export async function createDeployToken(app: AppContext, owner: DeployTokenOwner
     updated_at: now,
   };
   const id = await app.database.transaction(async (trx) => {
-    // The owner may have been deleted since it was looked up; its deletion locks the same row.
-    const table = owner.kind === 'project' ? 'projects' : 'namespaces';
-    if (!(await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', '=', owner.id)).executeTakeFirst())) {
-      throw apiError(404, owner.kind === 'project' ? '404 Project Not Found' : '404 Group Not Found');
-    }
+    await lockOwnerRow(app, trx, owner.kind === 'project' ? 'projects' : 'namespaces', owner.id);
     return (await trx.insertInto('deploy_tokens').values(values).returning('id').executeTakeFirstOrThrow()).id;
   });
   const { token_digest: _digest, ...shown } = values;
@@ -143,7 +139,7 @@ export async function deleteDeployToken(app: AppContext, owner: DeployTokenOwner
 /** A deleted project's or groups' tokens go with them (their rows locked first, as for variables). */
 export async function deleteOwnerDeployTokens(app: AppContext, trx: Transaction<DB>, kind: 'project' | 'group', ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  await lockOwners(app, trx, kind === 'project' ? 'projects' : 'namespaces', ids);
+  await lockOwnerRows(app, trx, kind === 'project' ? 'projects' : 'namespaces', ids);
   await trx.deleteFrom('deploy_tokens').where(kind === 'project' ? 'project_id' : 'group_id', 'in', ids).execute();
 }
 

@@ -7,6 +7,7 @@ import { nowIso } from '../../db/database.js';
 import type { CiVariablesTable } from '../../db/tables/ci-variables.js';
 import type { DB } from '../../db/types.js';
 import { apiError, validationError } from '../../http/errors.js';
+import { lockOwnerRow, lockOwnerRows } from '../owner-lock.js';
 import { decryptValue, encryptValue } from '../webhooks/crypto.js';
 
 export type VariableRow = Selectable<CiVariablesTable>;
@@ -239,26 +240,13 @@ async function lockOwner(app: AppContext, trx: Transaction<DB>, owner: VariableO
     if (app.database.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${INSTANCE_VARIABLES_LOCK})`.execute(trx);
     return;
   }
-  const table = owner.kind === 'Project' ? 'projects' : 'namespaces';
-  // The owner may have been deleted since it was looked up (its deletion locks the same row first,
-  // then deletes its variables): nothing may be written for it then.
-  const row = await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', '=', owner.id)).executeTakeFirst();
-  if (!row) throw apiError(404, owner.kind === 'Project' ? '404 Project Not Found' : '404 Group Not Found');
+  await lockOwnerRow(app, trx, owner.kind === 'Project' ? 'projects' : 'namespaces', owner.id);
 }
 
-/**
- * A deleted project's or group's variables go with it. The owners' rows are locked first (on
- * PostgreSQL), so a creation racing the deletion either commits before (and is deleted here) or
- * finds its owner gone.
- */
+/** A deleted project's or group's variables go with it (the owners' rows locked first: services/owner-lock.ts). */
 export async function deleteOwnerVariables(app: AppContext, trx: Transaction<DB>, kind: 'Project' | 'Namespace', ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  await lockOwners(app, trx, kind === 'Project' ? 'projects' : 'namespaces', ids);
+  await lockOwnerRows(app, trx, kind === 'Project' ? 'projects' : 'namespaces', ids);
   await trx.deleteFrom('ci_variables').where('source_type', '=', kind).where('source_id', 'in', ids).execute();
 }
 
-/** PostgreSQL: locks the rows of these projects or namespaces for the rest of the transaction. */
-export async function lockOwners(app: AppContext, trx: Transaction<DB>, table: 'projects' | 'namespaces', ids: number[]): Promise<void> {
-  if (app.database.dialect !== 'postgres' || ids.length === 0) return;
-  await app.database.forUpdate(trx.selectFrom(table).select('id').where('id', 'in', ids)).execute();
-}

@@ -13,6 +13,7 @@ import { findUsersByIds, type UserRow } from '../../../db/repositories/users.js'
 import { AccessLevel } from '../../../services/access.js';
 import { environmentsByName, findOrCreateEnvironment, startEnvironment, type EnvironmentRow } from '../../../services/deployments.js';
 import { emitEvent } from '../../../services/events.js';
+import { lockOwnerRow } from '../../../services/owner-lock.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
 import { repoFor } from '../../../services/merge-requests/git-ops.js';
 import { loadBundle, pathId } from '../../../services/merge-requests/rows.js';
@@ -130,8 +131,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     if (!commit) throw paramError('sha is invalid');
     const now = nowIso();
     const { d, env } = await c.app.database.transaction(async (trx) => {
-      // The project may have been deleted since it was looked up (its deletion locks this row first).
-      if (!(await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', found.project.id)).executeTakeFirst())) throw notFound('Project');
+      await lockOwnerRow(c.app, trx, 'projects', found.project.id);
       // project.environments.find_or_create_by(name:): a new name makes its environment.
       const env = await findOrCreateEnvironment(trx, found.project.id, environment);
       const max = await trx.selectFrom('deployments').select((eb) => eb.fn.max<number>('iid').as('m')).where('project_id', '=', found.project.id).executeTakeFirst();

@@ -4,10 +4,10 @@
 // an environment has no stop actions: a stop stops it at once (unless its auto_stop_setting waits
 // for an action), as GitLab does for environments without a stop job.
 import type { FastifyInstance } from 'fastify';
-import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../../db/types.js';
+import { sql } from 'kysely';
 import { escapeLike } from '../../../db/sql-helpers.js';
-import { apiError, badRequest, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { apiError, badRequest, forbidden, paramError } from '../../../http/errors.js';
+import { lockOwnerRow, lockOwnerRows } from '../../../services/owner-lock.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { nowIso } from '../../../db/database.js';
@@ -43,11 +43,6 @@ async function projectFor(c: Ctx, minAccess: number, write = false): Promise<Fou
   const found = await findProject(c, pathParam(c, 'id'));
   environmentAccess(c, found, minAccess, write);
   return found;
-}
-
-/** Locks the project row for a write; 404 when it was deleted since it was looked up. */
-async function lockProject(c: Ctx, trx: Transaction<DB>, projectId: number): Promise<void> {
-  if (!(await c.app.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId)).executeTakeFirst())) throw notFound('Project');
 }
 
 /** `environment_id`: an Integer (Grape's 400); an unknown one 404 `{"message":"404 Not found"}`. */
@@ -146,7 +141,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     const found = await projectFor(c, AccessLevel.DEVELOPER, true);
     refuseClusterAgent(attrs);
     const env = await c.app.database.transaction(async (trx) => {
-      await lockProject(c, trx, found.project.id);
+      await lockOwnerRow(c.app, trx, 'projects', found.project.id);
       return insertEnvironment(trx, found.project.id, name, attrs);
     });
     return presentEnvironment(c, env, { project: projectOf(c, found) });
@@ -281,7 +276,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
   projectDeletionHooks.push(async function deleteProjectEnvironments(hookApp, trx, projectId) {
     // The project's row first (PostgreSQL): a deployment or environment being made for it either
     // committed already (and goes here) or finds the project gone.
-    if (hookApp.database.dialect === 'postgres') await hookApp.database.forUpdate(trx.selectFrom('projects').select('id').where('id', '=', projectId)).execute();
+    await lockOwnerRows(hookApp, trx, 'projects', [projectId]);
     const deployments = trx.selectFrom('deployments').select('id').where('project_id', '=', projectId);
     await trx.deleteFrom('deployment_merge_requests').where('deployment_id', 'in', deployments).execute();
     await trx.deleteFrom('deployments').where('project_id', '=', projectId).execute();
