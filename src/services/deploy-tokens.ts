@@ -9,6 +9,7 @@ import type { DeployTokensTable } from '../db/tables/deploy-tokens.js';
 import type { DB } from '../db/types.js';
 import { apiError } from '../http/errors.js';
 import { lockOwnerRow, lockOwnerRows } from './owner-lock.js';
+import { charLength, toSentence } from './ruby-text.js';
 import { tokenDigest } from './secrets.js';
 import { randomBytes } from 'node:crypto';
 
@@ -57,19 +58,12 @@ export function deployTokenActive(row: Pick<DeployTokenRow, 'revoked' | 'expires
   return row.revoked === 0 && (row.expires_at === null || Date.parse(row.expires_at) >= now.getTime());
 }
 
-/** Rails' Array#to_sentence. */
-function toSentence(items: string[]): string {
-  if (items.length <= 1) return items.join('');
-  if (items.length === 2) return `${items[0]} and ${items[1]}`;
-  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
-}
-
 /** The model's validations; GitLab renders their full messages as one sentence: 400 `{"message":"…"}`. */
 function validate(input: DeployTokenInput): void {
   const errors: string[] = [];
-  if ([...input.name].length > 255) errors.push('Name is too long (maximum is 255 characters)');
+  if (charLength(input.name) > 255) errors.push('Name is too long (maximum is 255 characters)');
   if (input.username !== null) {
-    if ([...input.username].length > 255) errors.push('Username is too long (maximum is 255 characters)');
+    if (charLength(input.username) > 255) errors.push('Username is too long (maximum is 255 characters)');
     if (!USERNAME_RE.test(input.username)) errors.push("Username can contain only letters, digits, '_', '-', '+', and '.'");
   }
   if (input.scopes.length === 0) errors.push("Scopes can't be blank");

@@ -7,6 +7,7 @@ import { nowIso } from '../db/database.js';
 import type { EnvironmentsTable } from '../db/tables/environments.js';
 import type { DB } from '../db/types.js';
 import { validationError } from '../http/errors.js';
+import { charLength } from './ruby-text.js';
 
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 
@@ -60,21 +61,21 @@ function validateAttrs(errors: Record<string, string[]>, attrs: EnvironmentInput
   const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
   const url = attrs.external_url;
   if (url) {
-    if ([...url].length > 255) add('external_url', 'is too long (maximum is 255 characters)');
+    if (charLength(url) > 255) add('external_url', 'is too long (maximum is 255 characters)');
     // Browsers drop tabs and line breaks inside a URL and leading control characters and spaces:
     // `java\tscript:` is `javascript:` to them.
     const seen = url.replace(/[\t\n\r]/g, '').replace(/^[\x00-\x20]+/, '');
     const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(seen)?.[1]?.toLowerCase();
     if (scheme && ['data', 'javascript', 'vbscript'].includes(scheme)) add('external_url', `${scheme} scheme is not allowed`);
   }
-  if (attrs.description && [...attrs.description].length > 10_000) add('description', 'is too long (maximum is 10000 characters)');
+  if (attrs.description && charLength(attrs.description) > 10_000) add('description', 'is too long (maximum is 10000 characters)');
 }
 
 function nameErrors(name: string): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (msg: string) => (errors.name ??= []).push(msg);
   if (name === '') add("can't be blank");
-  if ([...name].length > 255) add('is too long (maximum is 255 characters)');
+  if (charLength(name) > 255) add('is too long (maximum is 255 characters)');
   if (!NAME_RE.test(name)) add(NAME_MESSAGE);
   return errors;
 }

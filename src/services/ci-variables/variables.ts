@@ -8,6 +8,7 @@ import type { CiVariablesTable } from '../../db/tables/ci-variables.js';
 import type { DB } from '../../db/types.js';
 import { apiError, validationError } from '../../http/errors.js';
 import { lockOwnerRow, lockOwnerRows } from '../owner-lock.js';
+import { charLength, rubyStrip } from '../ruby-text.js';
 import { decryptValue, encryptValue } from '../webhooks/crypto.js';
 
 export type VariableRow = Selectable<CiVariablesTable>;
@@ -46,17 +47,6 @@ const MASKABLE_RE = /^[a-zA-Z0-9_+=/@:.~-]{8,}$/;
 /** Ruby's \S is ASCII-only: any other character counts as one, whatever its UTF-16 length. */
 const MASKABLE_RAW_RE = /^[^ \t\n\v\f\r]{8,}$/u;
 
-/** Characters as Ruby counts them (code points), not UTF-16 units. */
-function chars(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-/** Ruby's String#strip: ASCII whitespace and NUL only (JavaScript's trim also takes Unicode spaces). */
-export function rubyStrip(s: string): string {
-  return s.replace(/^[ \t\n\v\f\r\0]+|[ \t\n\v\f\r\0]+$/g, '');
-}
 const SCOPE_RE = /^[a-zA-Z0-9_/${}. *-]+$/;
 
 /** The attributes a create or an update sets (strings as given, booleans parsed). */
@@ -109,16 +99,16 @@ function validate(owner: VariableOwner, v: Required<Omit<VariableInput, 'descrip
   const errors: Record<string, string[]> = {};
   const add = (attr: string, msg: string) => (errors[attr] ??= []).push(msg);
   if (v.key === '') add('key', "can't be blank");
-  if (chars(v.key) > 255) add('key', 'is too long (maximum is 255 characters)');
+  if (charLength(v.key) > 255) add('key', 'is too long (maximum is 255 characters)');
   if (!KEY_RE.test(v.key)) add('key', "can contain only letters, digits and '_'.");
   if (v.masked && !(v.raw ? MASKABLE_RAW_RE : MASKABLE_RE).test(v.value)) add('value', 'is invalid');
-  if (owner.kind === 'Instance' && chars(v.value) > INSTANCE_VALUE_MAX) add('value', `The value of the provided variable exceeds the ${INSTANCE_VALUE_MAX} character limit`);
-  else if (chars(v.value) > VALUE_MAX) add('value', `is too long (maximum is ${VALUE_MAX} characters)`);
+  if (owner.kind === 'Instance' && charLength(v.value) > INSTANCE_VALUE_MAX) add('value', `The value of the provided variable exceeds the ${INSTANCE_VALUE_MAX} character limit`);
+  else if (charLength(v.value) > VALUE_MAX) add('value', `is too long (maximum is ${VALUE_MAX} characters)`);
   if (owner.kind !== 'Instance') {
     if (v.environment_scope === '') add('environment_scope', "can't be blank");
     if (!SCOPE_RE.test(v.environment_scope)) add('environment_scope', "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces");
   }
-  if (v.description !== null && chars(v.description) > 255) add('description', 'is too long (maximum is 255 characters)');
+  if (v.description !== null && charLength(v.description) > 255) add('description', 'is too long (maximum is 255 characters)');
   if (Object.keys(errors).length) throw validationError(errors);
 }
 

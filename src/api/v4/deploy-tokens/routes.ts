@@ -22,8 +22,7 @@ import {
 import { findGroup } from '../../../services/groups/lookup.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { findProject } from '../../../services/projects/lookup.js';
-import { dbId } from '../../../services/merge-requests/rows.js';
-import { pathParam } from '../repository/common.js';
+import { integerPathParam, pathParam } from '../repository/common.js';
 
 /** Entities::DeployToken (and DeployTokenWithToken: `token` last, on creation only). */
 export function presentDeployToken(row: ShownDeployToken, token?: string) {
@@ -57,10 +56,7 @@ async function groupOwner(c: Ctx, need: Need): Promise<DeployTokenOwner> {
 
 /** `token_id` is an Integer parameter (Grape's 400), checked before the owner is looked up. */
 function tokenIdParam(c: Ctx): number {
-  const raw = pathParam(c, 'token_id');
-  if (!/^-?\d+$/.test(raw)) throw paramError('token_id is invalid');
-  // A negative or out-of-range id is a valid Integer that finds nothing (404).
-  return dbId(Number(raw));
+  return integerPathParam(c, 'token_id');
 }
 
 /** `scopes`: an array, or a comma-separated string (Grape's CommaSeparatedToArray), each one of AVAILABLE_SCOPES. */

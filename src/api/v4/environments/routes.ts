@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { escapeLike } from '../../../db/sql-helpers.js';
 import { apiError, badRequest, forbidden, paramError } from '../../../http/errors.js';
 import { lockOwnerRow, lockOwnerRows } from '../../../services/owner-lock.js';
+import { charLength } from '../../../services/ruby-text.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { nowIso } from '../../../db/database.js';
@@ -16,10 +17,9 @@ import { AccessLevel, canReadProject } from '../../../services/access.js';
 import { AUTO_STOP_SETTINGS, insertEnvironment, TIERS, updateEnvironment, type EnvironmentInput, type EnvironmentRow } from '../../../services/deployments.js';
 import { findProject, type FoundProject } from '../../../services/projects/lookup.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
-import { pathId } from '../../../services/merge-requests/rows.js';
 import { presentProjectSimple } from '../entities/project.js';
-import { presentDeployment } from '../deployments/routes.js';
-import { pathParam } from '../repository/common.js';
+import { presentDeployment, presentEnvironmentBasic } from '../deployments/routes.js';
+import { integerPathParam, pathParam } from '../repository/common.js';
 
 /**
  * read_environment: Reporters, or anyone the project's visibility lets read it while CI/CD and the
@@ -47,16 +47,14 @@ async function projectFor(c: Ctx, minAccess: number, write = false): Promise<Fou
 
 /** `environment_id`: an Integer (Grape's 400); an unknown one 404 `{"message":"404 Not found"}`. */
 async function environmentOf(c: Ctx, found: FoundProject): Promise<EnvironmentRow> {
-  const raw = pathParam(c, 'environment_id');
-  if (!/^-?\d+$/.test(raw)) throw paramError('environment_id is invalid');
-  const id = pathId(raw);
+  const id = integerPathParam(c, 'environment_id');
   const env = id > 0 ? await c.app.db.selectFrom('environments').selectAll().where('project_id', '=', found.project.id).where('id', '=', id).executeTakeFirst() : undefined;
   if (!env) throw apiError(404, '404 Not found');
   return env;
 }
 
 /** Entities::Environment: with `project` (lists and writes), or with `last_deployment` instead (a single read). */
-function presentEnvironment(c: Ctx, env: EnvironmentRow, extra: { project?: unknown; lastDeployment?: unknown }) {
+function presentEnvironment(env: EnvironmentRow, extra: { project?: unknown; lastDeployment?: unknown }) {
   return {
     id: env.id,
     name: env.name,
@@ -122,14 +120,14 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     if (name !== undefined) q = q.where('name', '=', name);
     const search = c.params.string('search');
     if (search !== undefined) {
-      if ([...search].length < 3) throw badRequest('Search query is less than 3 characters');
+      if (charLength(search) < 3) throw badRequest('Search query is less than 3 characters');
       // A case-insensitive prefix, as GitLab's EnvironmentsFinder.
       q = q.where(sql<boolean>`lower(name) like ${`${escapeLike(search.toLowerCase())}%`} escape '\\'`);
     }
     if (states) q = q.where('state', '=', states);
     const rows = await paginateOffset(c, q.orderBy('id'));
     const project = projectOf(c, found);
-    return rows.map((env) => presentEnvironment(c, env, { project }));
+    return rows.map((env) => presentEnvironment(env, { project }));
   });
 
   // POST /projects/:id/environments
@@ -144,7 +142,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
       await lockOwnerRow(c.app, trx, 'projects', found.project.id);
       return insertEnvironment(trx, found.project.id, name, attrs);
     });
-    return presentEnvironment(c, env, { project: projectOf(c, found) });
+    return presentEnvironment(env, { project: projectOf(c, found) });
   });
 
   // DELETE /projects/:id/environments/review_apps
@@ -178,7 +176,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     // GITLAB-COMPAT: GitLab schedules the deletions a week ahead; without a scheduler they are made now.
     if (!dryRun) await deleteEnvironments(c, found.project.id, rows.map((r) => r.id));
     c.status(200);
-    return { scheduled_entries: rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, external_url: r.external_url, created_at: r.created_at, updated_at: r.updated_at })), unprocessable_entries: [] };
+    return { scheduled_entries: rows.map(presentEnvironmentBasic), unprocessable_entries: [] };
   });
 
   // POST /projects/:id/environments/stop_stale
@@ -235,7 +233,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
       const users = await findUsersByIds(c.app.db, last.user_id !== null ? [last.user_id] : []);
       lastDeployment = presentDeployment(last, last.user_id !== null ? users.get(last.user_id) : undefined, c.base, env, { withEnvironment: false });
     }
-    return presentEnvironment(c, env, { lastDeployment });
+    return presentEnvironment(env, { lastDeployment });
   });
 
   // PUT /projects/:id/environments/:environment_id
@@ -246,7 +244,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     const env = await environmentOf(c, found);
     refuseClusterAgent(attrs);
     // `name` is no longer an update parameter (GitLab 16.0): ignored.
-    return presentEnvironment(c, await updateEnvironment(c.app.db, env, attrs), { project: projectOf(c, found) });
+    return presentEnvironment(await updateEnvironment(c.app.db, env, attrs), { project: projectOf(c, found) });
   });
 
   // DELETE /projects/:id/environments/:environment_id
@@ -268,7 +266,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
     // stop_environment without stop actions: whoever may update it (Developers).
     if ((found.access < AccessLevel.DEVELOPER && !c.user!.is_admin) || found.project.archived) throw forbidden();
     c.status(200);
-    return presentEnvironment(c, await stop(c, env, force), { project: projectOf(c, found) });
+    return presentEnvironment(await stop(c, env, force), { project: projectOf(c, found) });
   });
 
   if (hooked) return;

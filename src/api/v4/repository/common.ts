@@ -1,6 +1,7 @@
 // Helpers shared by the repository routes: Grape-worded required parameters, path parameters that
 // arrive URL-decoded, and the context branch and commit presenters need.
 import { paramError } from '../../../http/errors.js';
+import { MAX_DB_INT } from '../../../http/params.js';
 import type { Ctx } from '../../../http/route.js';
 import type { ProjectRepo } from '../../../services/repository/project-repo.js';
 import { mergedBranches } from '../../../services/repository/queries.js';
@@ -17,6 +18,17 @@ export function requireParams(c: Ctx, names: string[]): void {
 export function requiredString(c: Ctx, name: string): string {
   requireParams(c, [name]);
   return c.params.string(name, { allowBlank: false })!;
+}
+
+/**
+ * An Integer path parameter as Grape declares it: not an integer is 400 `<name> is invalid`; a
+ * negative or out-of-range one is a valid Integer that finds no row (-1).
+ */
+export function integerPathParam(c: Ctx, name: string): number {
+  const raw = pathParam(c, name);
+  if (!/^-?\d+$/.test(raw)) throw paramError(`${name} is invalid`);
+  const n = Number(raw);
+  return n > 0 && n <= MAX_DB_INT ? n : -1;
 }
 
 /** A path parameter as routed (Fastify has already URL-decoded it once). */
