@@ -30,6 +30,7 @@ import type * as ProtectedRefs from './tables/protected-refs.js';
 import type * as WebHooks from './tables/web-hooks.js';
 import type { CiVariablesTable } from './tables/ci-variables.js';
 import type { DeployTokensTable } from './tables/deploy-tokens.js';
+import type { EventsTable } from './tables/events.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
 
@@ -88,5 +89,6 @@ export interface DB {
   issue_links: Issues.IssueLinksTable;
   ci_variables: CiVariablesTable;
   deploy_tokens: DeployTokensTable;
+  events: EventsTable;
   environments: EnvironmentsTable;
 }

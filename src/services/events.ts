@@ -92,6 +92,12 @@ export interface EventListener {
 
 export const eventListeners: EventListener[] = [];
 
+/**
+ * Called with every domain event, whether or not a listener wants it (the contribution events of
+ * services/activity.ts); failures are theirs to log.
+ */
+export const eventRecorders: Array<(app: AppContext, event: DomainEvent) => Promise<void>> = [];
+
 /** Whether any listener takes this project's events of `kind` (writers load extra state only then). */
 export async function eventsWanted(app: AppContext, projectId: number, kind: DomainEvent['kind']): Promise<boolean> {
   for (const l of eventListeners) {
@@ -105,6 +111,7 @@ export async function eventsWanted(app: AppContext, projectId: number, kind: Dom
 }
 
 export async function emitEvent(app: AppContext, event: DomainEvent): Promise<void> {
+  for (const record of eventRecorders) await record(app, event);
   for (const l of eventListeners) {
     try {
       if (await l.wants(app, event.projectId, event.kind)) await l.handle(app, event);

@@ -11,6 +11,7 @@ import { AccessLevel, ancestorIds } from './access.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { onUniqueViolation } from './projects/unique.js';
 import { recordAudit } from './audit.js';
+import { insertEvents } from './event-rows.js';
 import { containsCi } from '../db/sql-helpers.js';
 import { todayUtc } from './personal-access-tokens.js';
 
@@ -218,6 +219,8 @@ export async function addMember(app: AppContext, actor: UserRow, actorAccess: nu
       .values({ source_type: source.type, source_id: source.id, user_id: userId, access_level: change.accessLevel, expires_at: change.expiresAt ?? null, created_by_id: actor.id, member_role_id: null, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // GitLab's join_project: a project's new member "joined" it (the member is the event's author).
+    if (source.type === 'Project') await insertEvents(trx, [{ projectId: source.id, authorId: userId, action: 'joined', targetType: 'Project', targetId: source.id }]);
     await auditMember(trx, source, actor, audit.ip, userId, 'member_created', { add: 'user_access', as: ACCESS_LEVEL_NAMES[change.accessLevel] ?? String(change.accessLevel), expires_at: change.expiresAt ?? null });
     return row;
   }), () => conflict('Member already exists'));
@@ -273,6 +276,7 @@ export async function removeMember(app: AppContext, actor: UserRow, actorAccess:
     if (isPersonalOwner(source, userId)) throw forbidden();
     await assertNotLastOwner(trx, source, member);
     await trx.deleteFrom('members').where('id', '=', member.id).execute();
+    if (source.type === 'Project') await insertEvents(trx, [{ projectId: source.id, authorId: userId, action: 'left', targetType: 'Project', targetId: source.id }]);
     await auditMember(trx, source, actor, audit.ip, userId, 'member_destroyed', { remove: 'user_access', as: ACCESS_LEVEL_NAMES[member.access_level] ?? String(member.access_level) });
   });
 }

@@ -6,6 +6,7 @@ import { registerAuditEventRoutes } from './audit-events/routes.js';
 import { registerDeploymentRoutes } from './deployments/routes.js';
 import { registerDeployTokenRoutes } from './deploy-tokens/routes.js';
 import { registerEnvironmentRoutes } from './environments/routes.js';
+import { registerEventRoutes } from './events/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
 import { registerIssueRoutes } from './issues/routes.js';
@@ -36,6 +37,7 @@ export const apiModules: RouteModule[] = [
   registerDeploymentRoutes,
   registerDeployTokenRoutes,
   registerEnvironmentRoutes,
+  registerEventRoutes,
   registerGroupRoutes,
   registerHookRoutes,
   registerIssueRoutes,

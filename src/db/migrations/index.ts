@@ -26,9 +26,10 @@ import { issues } from './0022-issues.js';
 import { ciVariables } from './0023-ci-variables.js';
 import { deployTokens } from './0024-deploy-tokens.js';
 import { environments } from './0025-environments.js';
+import { events } from './0026-events.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -13,6 +13,7 @@ import { existingUserIds, milestoneById, resolveLabels } from '../merge-requests
 import type { ProjectInfo } from '../merge-requests/rows.js';
 import { findIssueById, type IssueRow } from './rows.js';
 import { emitEvent, eventsWanted } from '../events.js';
+import { NOTE_EVENT_TYPES } from '../event-rows.js';
 
 export const MAX_TITLE = 255;
 export const MAX_DESCRIPTION = 1_048_576;
@@ -232,6 +233,13 @@ async function deleteIssueChildren(trx: Transaction<DB>, ids: () => number[] | S
     .where('awardable_type', '=', 'Note')
     .where('awardable_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()))
     .execute();
+  // Their events and their comments' events go with them (GitLab's dependent: :delete_all).
+  await trx
+    .deleteFrom('events')
+    .where('target_type', 'in', NOTE_EVENT_TYPES)
+    .where('target_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()))
+    .execute();
+  await trx.deleteFrom('events').where('target_type', '=', 'Issue').where('target_id', 'in', ids()).execute();
   await trx.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()).execute();
 }
 

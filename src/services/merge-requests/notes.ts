@@ -4,6 +4,7 @@
 // writes on one merge request or issue queue there and each recounts its notes (user_notes_count
 // and the notes still to resolve) from a state that includes every earlier write.
 import { emitEvent } from '../events.js';
+import { NOTE_EVENT_TYPES } from '../event-rows.js';
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
@@ -187,6 +188,7 @@ export async function deleteNote(app: AppContext, note: NoteRow): Promise<void> 
   await app.database.transaction(async (trx) => {
     await touch(trx, noteableOf(note), nowIso());
     await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', '=', note.id).execute();
+    await trx.deleteFrom('events').where('target_type', 'in', NOTE_EVENT_TYPES).where('target_id', '=', note.id).execute();
     await trx.deleteFrom('notes').where('id', '=', note.id).execute();
     await recount(trx, noteableOf(note));
   });
@@ -224,6 +226,11 @@ export async function deleteNotesOf(trx: Transaction<DB>, mrId: number): Promise
     .deleteFrom('award_emoji')
     .where('awardable_type', '=', 'Note')
     .where('awardable_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', NOTEABLE_MR).where('noteable_id', '=', mrId))
+    .execute();
+  await trx
+    .deleteFrom('events')
+    .where('target_type', 'in', NOTE_EVENT_TYPES)
+    .where('target_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', NOTEABLE_MR).where('noteable_id', '=', mrId))
     .execute();
   await trx.deleteFrom('notes').where('noteable_type', '=', NOTEABLE_MR).where('noteable_id', '=', mrId).execute();
 }

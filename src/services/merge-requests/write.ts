@@ -408,6 +408,7 @@ export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<vo
     await trx.deleteFrom('merge_request_blocks').where((eb) => eb.or([eb('blocking_merge_request_id', '=', mr.id), eb('blocked_merge_request_id', '=', mr.id)])).execute();
     await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', mr.id).execute();
     await deleteNotesOf(trx, mr.id);
+    await trx.deleteFrom('events').where('target_type', '=', 'MergeRequest').where('target_id', '=', mr.id).execute();
     await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', '=', mr.id).execute();
     await trx.deleteFrom('deployment_merge_requests').where('merge_request_id', '=', mr.id).execute();
     await trx.deleteFrom('merge_requests_closing_issues').where('merge_request_id', '=', mr.id).execute();

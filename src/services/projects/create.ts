@@ -9,6 +9,7 @@ import type { DB } from '../../db/types.js';
 import { apiError, forbidden, validationError } from '../../http/errors.js';
 import { cloneBareRepository, GitRepository, initBareRepository, isGitError, isValidNewBranchName, removeRepository } from '../../git/repository.js';
 import { AccessLevel } from '../access.js';
+import { insertEvents } from '../event-rows.js';
 import { pathFromName } from '../paths.js';
 import { claimRoute, pathTaken } from '../routes.js';
 import { measureRepository } from '../repository/repository-size.js';
@@ -114,6 +115,8 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
         .values({ source_type: 'Project', source_id: inserted.id, user_id: ns.owner_id, access_level: AccessLevel.OWNER, expires_at: null, created_by_id: creator.id, member_role_id: null, created_at: now, updated_at: now })
         .execute();
     }
+    // GitLab's create_project event (forks too): the creator "created" the project, its target.
+    await insertEvents(trx, [{ projectId: inserted.id, authorId: creator.id, action: 'created', targetType: 'Project', targetId: inserted.id }]);
     return inserted.id;
   }), pathTakenError);
 

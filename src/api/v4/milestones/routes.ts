@@ -6,6 +6,7 @@ import { conflict, forbidden, notFound, paramError } from '../../../http/errors.
 import { resolveId } from '../../../http/ids.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { nowIso } from '../../../db/database.js';
+import { insertEvents } from '../../../services/event-rows.js';
 import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
 import { findProject } from '../../../services/projects/lookup.js';
 import { buildListQuery } from '../../../services/merge-requests/list.js';
@@ -115,6 +116,8 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
         updated_at: now,
       };
       const ins = await trx.insertInto('milestones').values(values).returning('id').executeTakeFirstOrThrow();
+      // GitLab's open_milestone event (project milestones; a group's are no project's activity).
+      if (o.kind === 'project') await insertEvents(trx, [{ projectId: o.id, authorId: c.user!.id, action: 'created', targetType: 'Milestone', targetId: ins.id }]);
       return Object.assign({}, values, { id: ins.id });
     });
     return (await present(c, o, [row]))[0];
@@ -133,7 +136,13 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     if (c.params.has('start_date')) set.start_date = c.params.date('start_date') ?? null;
     const ev = c.params.enum('state_event', ['close', 'activate'] as const);
     if (ev) set.state = ev === 'close' ? 'closed' : 'active';
-    await c.app.db.updateTable('milestones').set(set).where('id', '=', m.id).execute();
+    await c.app.database.transaction(async (trx) => {
+      await trx.updateTable('milestones').set(set).where('id', '=', m.id).execute();
+      // close_milestone / reopen_milestone, when the state changed.
+      if (o.kind === 'project' && set.state && set.state !== m.state) {
+        await insertEvents(trx, [{ projectId: o.id, authorId: c.user!.id, action: set.state === 'closed' ? 'closed' : 'reopened', targetType: 'Milestone', targetId: m.id }]);
+      }
+    });
     return (await present(c, o, [Object.assign({}, m, { ...set })]))[0];
   });
 
@@ -146,6 +155,10 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
       await trx.updateTable('merge_requests').set({ milestone_id: null }).where('milestone_id', '=', m.id).execute();
       await trx.updateTable('issues').set({ milestone_id: null }).where('milestone_id', '=', m.id).execute();
       await trx.deleteFrom('milestones').where('id', '=', m.id).execute();
+      // Its events go with it; then, as GitLab's destroy_milestone, one saying it was destroyed
+      // (which no one is shown: its target is gone).
+      await trx.deleteFrom('events').where('target_type', '=', 'Milestone').where('target_id', '=', m.id).execute();
+      if (o.kind === 'project') await insertEvents(trx, [{ projectId: o.id, authorId: c.user!.id, action: 'destroyed', targetType: 'Milestone', targetId: m.id }]);
     });
     return undefined;
   });

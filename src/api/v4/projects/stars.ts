@@ -31,7 +31,7 @@ function starRoute(star: boolean) {
  * Whether the caller may see a user's profile lists (GitLab's read_user_profile): private
  * profiles and blocked or banned users' only to themselves and administrators.
  */
-function profileVisible(c: Ctx, user: Pick<UserRow, 'id' | 'private_profile' | 'state'>): boolean {
+export function profileVisible(c: Ctx, user: Pick<UserRow, 'id' | 'private_profile' | 'state'>): boolean {
   if (c.user?.id === user.id || c.user?.is_admin === 1) return true;
   return user.private_profile !== 1 && !HIDDEN_STATES.has(user.state);
 }

@@ -47,6 +47,7 @@ import {
   Readiness,
   Version,
 } from './misc.js';
+import { Event } from './events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { CiVariable } from './variables.js';
@@ -109,6 +110,11 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /groups/:id/deploy_tokens/:token_id': json(DeployToken),
   'POST /groups/:id/deploy_tokens': json(DeployTokenWithToken),
   'DELETE /groups/:id/deploy_tokens/:token_id': empty,
+
+  // events/routes.ts
+  'GET /events': list(Event),
+  'GET /users/:id/events': list(Event),
+  'GET /projects/:id/events': list(Event),
 
   // environments/routes.ts
   'GET /projects/:id/environments': list(Environment),
