@@ -83,26 +83,34 @@ async function pushDataFor(app: AppContext, projectId: number, c: RefChange, def
   return data;
 }
 
-/** Push events (GitLab's EventCreateService#push and #bulk_push): one per branch or tag moved, or one per kind past the limit. */
+/**
+ * Push events (GitLab's EventCreateService#push and #bulk_push): the ref changes are grouped by
+ * kind (branch, tag) and action (created, removed, pushed), as ProcessRefChangesService does; a
+ * group of more than three makes one bulk event, the others one event per ref.
+ */
 async function recordPushes(app: AppContext, projectId: number, changes: RefChange[], userId: number | null): Promise<void> {
   if (userId === null) return;
-  const kinds = new Map<string, RefChange[]>();
+  const groups = new Map<string, { refType: PushData['refType']; action: PushData['action']; changes: RefChange[] }>();
   for (const c of changes) {
-    const type = c.ref.startsWith('refs/heads/') ? 'branch' : c.ref.startsWith('refs/tags/') ? 'tag' : null;
-    if (type) kinds.set(type, [...(kinds.get(type) ?? []), c]);
+    const refType = c.ref.startsWith('refs/heads/') ? 'branch' : c.ref.startsWith('refs/tags/') ? 'tag' : null;
+    if (!refType) continue;
+    const action = pushAction(c);
+    const key = `${refType}:${action}`;
+    const group = groups.get(key) ?? { refType, action, changes: [] };
+    group.changes.push(c);
+    groups.set(key, group);
   }
-  if (kinds.size === 0) return;
+  if (groups.size === 0) return;
   const project = await app.db.selectFrom('projects').select(['id', 'default_branch']).where('id', '=', projectId).executeTakeFirst();
   if (!project) return;
   const events: NewEvent[] = [];
-  for (const [type, group] of kinds) {
-    if (group.length > PUSH_EVENT_ACTIVITIES_LIMIT) {
-      const actions = new Set(group.map(pushAction));
-      const action = actions.size === 1 ? [...actions][0] : 'pushed';
-      events.push({ projectId, authorId: userId, action: 'pushed', push: { action, refType: type as PushData['refType'], ref: null, commitFrom: null, commitTo: null, commitTitle: null, commitCount: 0, refCount: group.length } });
+  for (const g of groups.values()) {
+    if (g.changes.length > PUSH_EVENT_ACTIVITIES_LIMIT) {
+      const push: PushData = { action: g.action, refType: g.refType, ref: null, commitFrom: null, commitTo: null, commitTitle: null, commitCount: 0, refCount: g.changes.length };
+      events.push({ projectId, authorId: userId, action: 'pushed', push });
       continue;
     }
-    for (const c of group) events.push({ projectId, authorId: userId, action: 'pushed', push: await pushDataFor(app, projectId, c, project.default_branch) });
+    for (const c of g.changes) events.push({ projectId, authorId: userId, action: 'pushed', push: await pushDataFor(app, projectId, c, project.default_branch) });
   }
   await recordEvents(app, events);
 }

@@ -134,6 +134,22 @@ describe('events', () => {
     expect(tag.push_data).toMatchObject({ action: 'created', ref_type: 'tag', ref: 'v1.0', commit_to: third });
     expect(deleted.push_data).toMatchObject({ commit_count: 0, action: 'removed', ref_type: 'branch', commit_from: third, commit_to: null, ref: 'topic', commit_title: null });
     expect(bulk.push_data).toMatchObject({ action: 'created', ref_type: 'branch', ref_count: 4, ref: null, commit_count: 0 });
+    // Groups are per kind and action: four deletions make one bulk event; two new branches and two
+    // updated ones (four refs, two groups of two) make four events.
+    await git(dir, 'push', '-q', 'origin', '--delete', 'b1', 'b2', 'b3', 'b4');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:refs/heads/c1', 'HEAD:refs/heads/c2');
+    await git(dir, 'commit', '-q', '--allow-empty', '-m', 'Fourth');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:refs/heads/c1', 'HEAD:refs/heads/c2', 'HEAD:refs/heads/c3', 'HEAD:refs/heads/c4');
+    const later = (await events(owner.token, { action: 'pushed', per_page: 5 })).body;
+    expect(later.map((e: any) => [e.action_name, e.push_data.ref_count])).toEqual([
+      ['pushed new', null],
+      ['pushed new', null],
+      ['pushed to', null],
+      ['pushed to', null],
+      ['pushed new', null],
+    ]);
+    const removed = (await events(owner.token, { action: 'pushed', per_page: 7 })).body[6];
+    expect([removed.action_name, removed.push_data.action, removed.push_data.ref_count]).toEqual(['deleted', 'removed', 4]);
     // Guests do not read a private project's code, so not its pushes either.
     expect((await events(guest.token, { action: 'pushed' })).body).toEqual([]);
   });
