@@ -13,6 +13,7 @@ import { insertEvents } from '../event-rows.js';
 import { pathFromName } from '../paths.js';
 import { claimRoute, pathTaken } from '../routes.js';
 import { measureRepository } from '../repository/repository-size.js';
+import { notifyRefChanges } from '../repository/ref-hooks.js';
 import type { ProjectAttrs } from './attrs.js';
 import { validateNameAndPath } from './attrs.js';
 import { onUniqueViolation } from './unique.js';
@@ -136,7 +137,7 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
     if (input.initializeWithReadme) {
       const repo = new GitRepository(repoPath);
       const content = `# ${name}\n\n${input.description ?? ''}\n`.replace(/\n\n\n$/, '\n');
-      await repo.commitFiles({
+      const readme = await repo.commitFiles({
         branch,
         startSha: null,
         message: 'Initial commit',
@@ -147,6 +148,8 @@ export async function createProject(app: AppContext, creator: UserRow, input: Ne
       await app.db.updateTable('projects').set({ default_branch: branch }).where('id', '=', id).execute();
       await measureRepository(app, id);
       await protectDefaultBranch(app, id, branch);
+      // The README's branch is a push by the creator, as in GitLab (its activity: "pushed new branch").
+      await notifyRefChanges(app, id, [{ ref: `refs/heads/${branch}`, before: null, after: readme }], creator.id);
     } else if (input.fork) {
       const repo = new GitRepository(repoPath);
       const head = input.fork.branch ?? input.fork.source.default_branch;
