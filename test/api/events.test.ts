@@ -225,6 +225,11 @@ describe('events', () => {
 
   it('serves /events (own, or scope=all), /users/:id/events, and keeps private projects and profiles to those who may see them', async () => {
     expect((await s.request('GET', '/events', { token: null })).status).toBe(401);
+    // A read_user token reads them (GET only), as GitLab's allow_access_with_scope.
+    const reader = await s.createUser('evreader', { scopes: ['read_user'] });
+    expect((await s.request('GET', '/events', { token: reader.token })).status).toBe(200);
+    expect((await s.request('GET', `/users/${dev.id}/events`, { token: reader.token })).status).toBe(200);
+    expect((await s.request('GET', `/projects/${project.id}/events`, { token: reader.token })).status).toBe(403);
     const own = await s.request('GET', '/events', { token: dev.token, query: { per_page: 100 } });
     expect(new Set(own.body.map((e: any) => e.author_username))).toEqual(new Set(['evdev']));
     const all = await s.request('GET', '/events', { token: dev.token, query: { scope: 'all', per_page: 100 } });

@@ -278,7 +278,7 @@ export function registerEventRoutes(app: FastifyInstance): void {
     // As GitLab's EventsFinder: a signed-in caller's scope=all means their projects' events, whoever the user is.
     if (c.user && c.params.string('scope') === 'all') return listEvents(c, { kind: 'member', userId: c.user.id });
     return listEvents(c, { kind: 'user', userId: user.id });
-  });
+  }, { extraScopes: ['read_user'] });
   // GET /projects/:id/events
   route(app, 'GET', '/projects/:id/events', async function projectEvents(c) {
     const found = await findProject(c, pathParam(c, 'id'));
