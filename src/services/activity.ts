@@ -7,7 +7,7 @@
 import type { AppContext } from '../context.js';
 import type { RefChange } from '../git/index.js';
 import { eventRecorders, type DomainEvent } from './events.js';
-import { insertEvents, type EventAction, type NewEvent, type PushData } from './event-rows.js';
+import { insertEvents, NOTE_EVENT_TYPES, type EventAction, type NewEvent, type PushData } from './event-rows.js';
 import { repoFor } from './merge-requests/git-ops.js';
 import { projectDeletionHooks } from './projects/create.js';
 import { refChangeListeners } from './repository/ref-hooks.js';
@@ -39,7 +39,8 @@ export function eventFor(e: DomainEvent): NewEvent | null {
   if (e.kind === 'note') {
     // Comments only: not system notes, not edits.
     if (e.action !== 'create' || e.note.system || !NOTEABLE_TYPES.includes(e.note.noteable_type)) return null;
-    const type = e.note.type === 'DiffNote' || e.note.type === 'DiscussionNote' ? e.note.type : 'Note';
+    // The note's class: Note, DiscussionNote, DiffNote, or LegacyDiffNote (a commit's line comment).
+    const type = e.note.type && NOTE_EVENT_TYPES.includes(e.note.type) ? e.note.type : 'Note';
     return { projectId: e.note.project_id, authorId: e.userId, action: 'commented', targetType: type, targetId: e.note.id };
   }
   return null;

@@ -23,7 +23,7 @@ export const EVENT_TARGET_TYPES: Record<string, string> = {
 };
 
 /** The note classes a comment event names as its target type. */
-export const NOTE_EVENT_TYPES = ['Note', 'DiscussionNote', 'DiffNote'];
+export const NOTE_EVENT_TYPES = ['Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote'];
 
 export interface PushData {
   action: 'pushed' | 'created' | 'removed';

@@ -93,8 +93,14 @@ describe('events', () => {
     expect(Object.keys(c)).toEqual([...EVENT_KEYS.slice(0, 9), 'note', ...EVENT_KEYS.slice(9)]);
     expect(c).toMatchObject({ action_name: 'commented on', target_id: note.body.id, target_iid: note.body.id, target_title: 'Add a' });
     expect(c.note).toMatchObject({ id: note.body.id, body: 'Looks good', noteable_type: 'MergeRequest', noteable_id: mr.id, noteable_iid: mr.iid });
+    // A comment on a commit: its title is the commit's, and the note has no noteable iid.
+    const sha = (await s.request('GET', `/projects/${project.id}/repository/branches/main`, { token: owner.token })).body.commit.id;
+    expect((await s.request('POST', `/projects/${project.id}/repository/commits/${sha}/comments`, { token: dev.token, json: { note: 'On the merge' } })).status).toBe(201);
+    const onCommit = (await events(owner.token, { action: 'commented' })).body[0];
+    expect(onCommit).toMatchObject({ target_type: 'Note', target_title: `Merge branch 'feature' into 'main'` });
+    expect(onCommit.note).toMatchObject({ body: 'On the merge', noteable_type: 'Commit', noteable_iid: null });
     // target_type=note is the plain Note class only, as in GitLab.
-    expect((await events(owner.token, { target_type: 'note' })).body.map((e: any) => e.target_type)).toEqual(['Note']);
+    expect((await events(owner.token, { target_type: 'note' })).body.map((e: any) => e.target_type)).toEqual(['Note', 'Note']);
   });
 
   it('records pushes through git: a new branch, more commits, a deletion, a tag, and one bulk event past three refs', async () => {
@@ -211,6 +217,7 @@ describe('events', () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     expect((await events(owner.token, { before: today })).body).toEqual([]);
     expect((await events(owner.token, { after: today })).body).toEqual([]);
+    expect((await events(owner.token, { after: '9999-12-31' })).body).toEqual([]);
     expect((await events(owner.token, { after: yesterday, before: tomorrow, per_page: 100 })).body.length).toBe(all.length);
     expect((await events(owner.token, { action: 'joined' })).body.map((e: any) => e.author_username)).toEqual(['evguest', 'evdev']);
     const bad: Array<[Record<string, string>, string]> = [

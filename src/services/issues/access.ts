@@ -10,9 +10,10 @@ import type { IssueRow } from './rows.js';
 
 /** read_issue on the project: the issues feature on and visible to the caller (members when private). */
 export function canReadIssues(user: UserRow | null, info: ProjectInfo, access: number): boolean {
-  if (user?.is_admin) return true;
+  // A disabled feature is closed to administrators too (GitLab's issues_disabled prevents read_issue).
   const level = info.project.issues_access_level;
   if (level === 'disabled') return false;
+  if (user?.is_admin) return true;
   if (level === 'private' || info.project.visibility === 'private') return access >= AccessLevel.GUEST;
   return true;
 }

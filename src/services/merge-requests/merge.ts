@@ -12,6 +12,7 @@ import { apiError, methodNotAllowed, resourceLock, unauthorized } from '../../ht
 import { isGitError, type RefChange } from '../../git/index.js';
 import { closeIssuesOnMerge } from '../issues/closing.js';
 import { emitEvent } from '../events.js';
+import { insertEvents } from '../event-rows.js';
 import { notifyRefChanges } from '../repository/ref-hooks.js';
 import { AccessLevel } from '../access.js';
 import { effectiveAccess, fullPath, loadProjectById } from '../projects/lookup.js';
@@ -270,6 +271,8 @@ export async function reconcileMerges(app: AppContext): Promise<number> {
         .set({ state: 'merged', merged_at: mr.merge_lock_at ?? now, updated_at: now, merge_commit_sha: sha, merged_by_id: mr.merge_user_id, in_progress_merge_commit_sha: null, merge_lock: null, merge_lock_at: null, merge_when_pipeline_succeeds: 0 })
         .where('id', '=', mr.id)
         .execute();
+      // The merge's event, which the crash kept from being recorded.
+      if (mr.merge_user_id !== null) await insertEvents(app.db, [{ projectId: mr.project_id, authorId: mr.merge_user_id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id }]);
       fixed += 1;
     } else {
       await app.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: null, merge_lock: null, merge_lock_at: null }).where('id', '=', mr.id).execute();

@@ -15,8 +15,8 @@ export function isResolvable(n: Pick<NoteRow, 'type' | 'system'>): boolean {
 export interface NotePresentCtx {
   base: string;
   users: Map<number, UserRefRow>;
-  /** The iid of the merge request the notes belong to. */
-  noteableIid: number;
+  /** The iid of the merge request or issue the notes belong to (null for a commit's). */
+  noteableIid: number | null;
 }
 
 /**

@@ -20,6 +20,7 @@ import type { IssueRow } from '../../../services/issues/rows.js';
 import { membershipCondition, visibleCondition } from '../../../services/projects/list.js';
 import { effectiveAccess, findProject, joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
+import { repoFor } from '../../../services/merge-requests/git-ops.js';
 import { presentNote } from '../entities/note.js';
 import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs } from '../merge-requests/context.js';
@@ -78,7 +79,11 @@ async function listEvents(c: Ctx, source: Source) {
   if (f.action) q = q.where('events.action', '=', f.action);
   if (f.targetType) q = q.where('events.target_type', '=', f.targetType);
   if (f.before) q = q.where('events.created_at', '<', f.before);
-  if (f.after) q = q.where('events.created_at', '>=', nextDay(f.after));
+  if (f.after) {
+    // The day after 9999-12-31 is beyond every date: nothing is after it.
+    const next = nextDay(f.after);
+    q = /^\d{4}-\d{2}-\d{2}$/.test(next) ? q.where('events.created_at', '>=', next) : q.where('events.id', '<', 0);
+  }
   const rows = await paginateOffset(c, q.orderBy('events.id', f.sort));
   return presentEvents(c, rows);
 }
@@ -89,6 +94,8 @@ interface Loaded {
   mrs: Map<number, { id: number; iid: number; title: string }>;
   milestones: Map<number, { id: number; iid: number; title: string }>;
   notes: Map<number, NoteRow>;
+  /** Titles of the commits commented on, by `projectId:sha`. */
+  commits: Map<string, string>;
   users: Map<number, UserRefRow>;
 }
 
@@ -121,6 +128,14 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
   const assignees = confidential.length ? await db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', confidential).execute() : [];
   const users = await findUserRefsByIds(db, [...new Set([...rows.map((r) => r.author_id), ...notes.flatMap((n) => [n.author_id, ...(n.resolved_by_id ? [n.resolved_by_id] : [])])])]);
   // The caller's access to each project of the page (one lookup per project, not per event).
+  // The commits commented on: one read per distinct commit (a note's title is its noteable's).
+  const commits = new Map<string, string>();
+  for (const n of notes) {
+    const key = `${n.project_id}:${n.commit_id}`;
+    if (n.noteable_type !== 'Commit' || !n.commit_id || commits.has(key)) continue;
+    const found = await repoFor(c.app, n.project_id).getCommit(n.commit_id).catch(() => null);
+    if (found) commits.set(key, found.title);
+  }
   const joined = joinProjects(projects, namespaces);
   const withAccess = new Map<number, { project: ProjectRow; namespace: NamespaceRow; access: number }>();
   for (const [id, p] of joined) withAccess.set(id, { ...p, access: await effectiveAccess(db, c.user, p.project, p.namespace) });
@@ -130,6 +145,7 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
     mrs: new Map(mrs.map((m) => [m.id, m])),
     milestones: new Map(milestones.map((m) => [m.id, m])),
     notes: new Map(notes.map((n) => [n.id, n])),
+    commits,
     users,
   };
 }
@@ -200,13 +216,14 @@ function targetOf(e: EventRow, l: Loaded): { iid: number | null; title: string |
     // A note has no iid (the event shows its id) and its title is its noteable's.
     const note = l.notes.get(e.target_id);
     const on = note?.noteable_type === 'Issue' ? l.issues.get(note.noteable_id) : note?.noteable_type === 'MergeRequest' ? l.mrs.get(note.noteable_id) : undefined;
-    return { iid: e.target_id, title: on?.title ?? null };
+    const commit = note?.noteable_type === 'Commit' ? l.commits.get(`${note.project_id}:${note.commit_id}`) : undefined;
+    return { iid: e.target_id, title: on?.title ?? commit ?? null };
   }
   return { iid: e.target_id, title: null };
 }
 
-function noteableIid(note: NoteRow, l: Loaded): number {
-  return (note.noteable_type === 'Issue' ? l.issues.get(note.noteable_id)?.iid : note.noteable_type === 'MergeRequest' ? l.mrs.get(note.noteable_id)?.iid : undefined) ?? 0;
+function noteableIid(note: NoteRow, l: Loaded): number | null {
+  return (note.noteable_type === 'Issue' ? l.issues.get(note.noteable_id)?.iid : note.noteable_type === 'MergeRequest' ? l.mrs.get(note.noteable_id)?.iid : undefined) ?? null;
 }
 
 /** Entities::Event, in GitLab's field order. */

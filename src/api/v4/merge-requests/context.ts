@@ -18,9 +18,10 @@ export interface MrProject {
 
 /** Whether the caller may read merge requests of the project (the feature's access level). */
 export function canReadMrs(c: Ctx, info: ProjectInfo, access: number): boolean {
-  if (c.user?.is_admin) return true;
+  // A disabled feature is closed to administrators too (GitLab's merge_requests_disabled).
   const level = info.project.merge_requests_access_level;
   if (level === 'disabled') return false;
+  if (c.user?.is_admin) return true;
   if (level === 'private' || info.project.visibility === 'private') return access >= AccessLevel.REPORTER; // GitLab: Guests of private projects do not read merge requests (they are code)
   return true;
 }
