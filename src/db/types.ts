@@ -31,6 +31,7 @@ import type * as WebHooks from './tables/web-hooks.js';
 import type { CiVariablesTable } from './tables/ci-variables.js';
 import type { DeployTokensTable } from './tables/deploy-tokens.js';
 import type { EventsTable } from './tables/events.js';
+import type { SnippetsTable } from './tables/snippets.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
 
@@ -90,5 +91,6 @@ export interface DB {
   ci_variables: CiVariablesTable;
   deploy_tokens: DeployTokensTable;
   events: EventsTable;
+  snippets: SnippetsTable;
   environments: EnvironmentsTable;
 }

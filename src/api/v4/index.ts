@@ -22,6 +22,7 @@ import { registerProjectShareRoutes } from './projects/share.js';
 import { registerProtectedRefRoutes } from './protected-refs/routes.js';
 import { registerReleaseRoutes } from './releases/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
+import { registerSnippetRoutes } from './snippets/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -53,6 +54,7 @@ export const apiModules: RouteModule[] = [
   registerProtectedRefRoutes,
   registerReleaseRoutes,
   registerSearchRoutes,
+  registerSnippetRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

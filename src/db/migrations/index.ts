@@ -27,9 +27,10 @@ import { ciVariables } from './0023-ci-variables.js';
 import { deployTokens } from './0024-deploy-tokens.js';
 import { environments } from './0025-environments.js';
 import { events } from './0026-events.js';
+import { snippets } from './0027-snippets.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

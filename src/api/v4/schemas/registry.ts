@@ -48,6 +48,7 @@ import {
   Version,
 } from './misc.js';
 import { Event } from './events.js';
+import { Snippet } from './snippets.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { CiVariable } from './variables.js';
@@ -110,6 +111,24 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /groups/:id/deploy_tokens/:token_id': json(DeployToken),
   'POST /groups/:id/deploy_tokens': json(DeployTokenWithToken),
   'DELETE /groups/:id/deploy_tokens/:token_id': empty,
+
+  // snippets/routes.ts
+  'GET /snippets': list(Snippet),
+  'GET /snippets/public': list(Snippet),
+  'GET /snippets/all': list(Snippet),
+  'GET /snippets/:id': json(Snippet),
+  'POST /snippets': json(Snippet),
+  'PUT /snippets/:id': json(Snippet),
+  'DELETE /snippets/:id': empty,
+  'GET /snippets/:id/raw': raw('a file of the snippet'),
+  'GET /snippets/:id/files/:ref/:file_path/raw': raw('a file of the snippet'),
+  'GET /projects/:id/snippets': list(Snippet),
+  'GET /projects/:id/snippets/:snippet_id': json(Snippet),
+  'POST /projects/:id/snippets': json(Snippet),
+  'PUT /projects/:id/snippets/:snippet_id': json(Snippet),
+  'DELETE /projects/:id/snippets/:snippet_id': empty,
+  'GET /projects/:id/snippets/:snippet_id/raw': raw('a file of the snippet'),
+  'GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw': raw('a file of the snippet'),
 
   // events/routes.ts
   'GET /events': list(Event),

@@ -1,0 +1,205 @@
+// Snippets: personal and project snippets as GitLab's APIs serve them: created with files[] or
+// file_name + content (each in its own git repository), read as JSON and raw, updated with file
+// actions, listed (/snippets, /public, /all, a project's), deleted with their repository; who may
+// read and change which; GitLab's messages; python-gitlab's and gitbeaker's calls.
+import { existsSync } from 'node:fs';
+import { Gitlab } from '@gitbeaker/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snippetRepoPath } from '../../src/services/snippets.js';
+import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { addMember, closeServer, createProject } from './mr-helpers.js';
+
+let s: TestServer;
+type U = { id: number; username: string; token: string };
+let alice: U;
+let bob: U;
+let guest: U;
+let reporter: U;
+let maint: U;
+let project: { id: number; path_with_namespace: string };
+
+const KEYS = ['id', 'title', 'description', 'visibility', 'author', 'created_at', 'updated_at', 'project_id', 'web_url', 'raw_url', 'file_name', 'files', 'imported', 'imported_from'];
+
+beforeAll(async () => {
+  s = await startServer();
+  alice = await s.createUser('snalice');
+  bob = await s.createUser('snbob');
+  guest = await s.createUser('snguest');
+  reporter = await s.createUser('snreporter');
+  maint = await s.createUser('snmaint');
+  project = await createProject(s, 'snips', { token: alice.token });
+  await addMember(s, project.id, guest.id, 10);
+  await addMember(s, project.id, reporter.id, 20);
+  await addMember(s, project.id, maint.id, 40);
+}, 60_000);
+
+afterAll(async () => closeServer(s));
+
+describe('personal snippets', () => {
+  let snip: any;
+
+  it("creates one with files[], in GitLab's entity, internal by default, its files in a repository", async () => {
+    const r = await s.request('POST', '/snippets', { token: alice.token, json: { title: 'Helpers', description: 'Two files', files: [{ file_path: 'b.sh', content: 'echo b\n' }, { file_path: 'lib/a.rb', content: 'puts 1\n' }] } });
+    expect(r.status).toBe(201);
+    snip = r.body;
+    expect(Object.keys(snip)).toEqual(KEYS);
+    expect(snip).toMatchObject({ title: 'Helpers', description: 'Two files', visibility: 'internal', project_id: null, file_name: 'b.sh', imported: false, imported_from: 'none' });
+    expect(snip.author).toMatchObject({ id: alice.id, username: 'snalice' });
+    expect(snip.web_url).toBe(`${s.url}/-/snippets/${snip.id}`);
+    expect(snip.raw_url).toBe(`${s.url}/-/snippets/${snip.id}/raw`);
+    expect(snip.files).toEqual([
+      { path: 'b.sh', raw_url: `${s.url}/-/snippets/${snip.id}/raw/main/b.sh` },
+      { path: 'lib/a.rb', raw_url: `${s.url}/-/snippets/${snip.id}/raw/main/lib/a.rb` },
+    ]);
+    expect(existsSync(snippetRepoPath(s.app.lw, snip.id))).toBe(true);
+    const legacy = await s.request('POST', '/snippets', { token: bob.token, json: { title: 'One', file_name: 'one.txt', content: 'single', visibility: 'private' } });
+    expect(legacy.status).toBe(201);
+    expect(legacy.body).toMatchObject({ visibility: 'private', file_name: 'one.txt', files: [{ path: 'one.txt' }] });
+  });
+
+  it("refuses wrong input with GitLab's messages", async () => {
+    const cases: Array<[Record<string, unknown>, number, unknown]> = [
+      [{ files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'title is missing' }],
+      [{ title: ' ', files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'title is empty' }],
+      [{ title: 't' }, 400, { error: 'files, content are missing, exactly one parameter must be provided' }],
+      [{ title: 't', content: 'x', file_name: 'a', files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'files, content are mutually exclusive' }],
+      [{ title: 't', content: 'x' }, 400, { error: 'file_name is missing' }],
+      [{ title: 't', content: '', file_name: 'a' }, 400, { error: 'content is empty' }],
+      [{ title: 't', files: [{ file_path: '../../etc/passwd', content: 'x' }] }, 400, { error: 'files[0][file_path] should be a valid file path' }],
+      [{ title: 't', files: [{ file_path: 'a', content: 'x' }, { file_path: '', content: 'x' }] }, 400, { error: 'files[1][file_path] should be a valid file path, files[1][file_path] is empty' }],
+      [{ title: 't', files: [{ file_path: 'a', content: '' }] }, 400, { error: 'files[0][content] is empty' }],
+      [{ title: 't', visibility: 'secret', files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'visibility does not have a valid value' }],
+      [{ title: 'x'.repeat(256), files: [{ file_path: 'a', content: 'x' }] }, 400, { message: { error: 'Title is too long (maximum is 255 characters)' } }],
+      [{ title: 't', files: [{ file_path: 'a', content: 'x' }, { file_path: 'a', content: 'y' }] }, 400, { message: { error: 'Repository Error creating the snippet' } }],
+    ];
+    for (const [json, status, body] of cases) {
+      const r = await s.request('POST', '/snippets', { token: alice.token, json });
+      expect([json, r.status, r.body]).toEqual([json, status, body]);
+    }
+    const mine = await s.request('GET', '/snippets', { token: alice.token });
+    expect(mine.body.map((x: any) => x.id)).toEqual([snip.id]);
+  });
+
+  it('serves the first file and any file at a ref raw; others read by visibility', async () => {
+    const raw = await s.request('GET', `/snippets/${snip.id}/raw`, { token: bob.token });
+    expect([raw.status, raw.text, raw.headers.get('content-type')]).toEqual([200, 'echo b\n', 'text/plain; charset=utf-8']);
+    expect(raw.headers.get('content-disposition')).toBe(`inline; filename="b.sh"; filename*=UTF-8''b.sh`);
+    const file = await s.request('GET', `/snippets/${snip.id}/files/main/${encodeURIComponent('lib/a.rb')}/raw`, { token: bob.token });
+    expect([file.status, file.text]).toEqual([200, 'puts 1\n']);
+    expect((await s.request('GET', `/snippets/${snip.id}/files/nope/b.sh/raw`, { token: bob.token })).body).toEqual({ message: '404 Reference Not Found' });
+    expect((await s.request('GET', `/snippets/${snip.id}/files/main/c.sh/raw`, { token: bob.token })).body).toEqual({ message: '404 File Not Found' });
+    expect((await s.request('GET', `/snippets/${snip.id}/files/main/${encodeURIComponent('/etc/passwd')}/raw`, { token: bob.token })).body).toEqual({ error: 'file_path should be a valid file path' });
+    // Internal: signed-in users; not anonymous callers. Private: the author (and administrators).
+    expect((await s.request('GET', `/snippets/${snip.id}`, { token: bob.token })).status).toBe(200);
+    expect((await s.request('GET', `/snippets/${snip.id}`, { token: null })).body).toEqual({ message: '404 Snippet Not Found' });
+    const bobs = (await s.request('GET', '/snippets', { token: bob.token })).body[0];
+    expect((await s.request('GET', `/snippets/${bobs.id}`, { token: alice.token })).status).toBe(404);
+    expect((await s.request('GET', `/snippets/${bobs.id}`)).status).toBe(200);
+    expect((await s.request('GET', `/snippets/${bobs.id}/raw`, { token: alice.token })).status).toBe(404);
+  });
+
+  it('updates the title without a commit and the files with actions; refuses wrong actions', async () => {
+    const put = (json: Record<string, unknown>, token = alice.token) => s.request('PUT', `/snippets/${snip.id}`, { token, json });
+    expect((await put({})).body).toEqual({ error: 'content, description, files, file_name, title, visibility are missing, at least one parameter must be provided' });
+    const renamed = await put({ title: 'Helpers v2', visibility: 'public' });
+    expect(renamed.body).toMatchObject({ title: 'Helpers v2', visibility: 'public', files: [{ path: 'b.sh' }, { path: 'lib/a.rb' }] });
+    expect((await put({ content: 'x' })).body).toEqual({ message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } });
+    expect((await put({ files: [{ action: 'move', file_path: 'b.sh' }] })).status).toBe(422);
+    expect((await put({ files: [{ action: 'update', file_path: 'b.sh' }] })).body).toEqual({ message: { error: 'Snippet actions have invalid data' } });
+    expect((await put({ files: [{ action: 'delete', file_path: 'missing.txt' }] })).body).toEqual({ message: { error: 'Repository Error updating the snippet' } });
+    const changed = await put({ files: [{ action: 'update', file_path: 'b.sh', content: 'echo B\n' }, { action: 'move', previous_path: 'lib/a.rb', file_path: 'a.rb' }, { action: 'create', file_path: 'c.md', content: '# c' }] });
+    expect(changed.status).toBe(200);
+    expect(changed.body.files.map((f: any) => f.path)).toEqual(['a.rb', 'b.sh', 'c.md']);
+    expect((await s.request('GET', `/snippets/${snip.id}/files/main/a.rb/raw`, { token: bob.token })).text).toBe('puts 1\n');
+    expect((await s.request('GET', `/snippets/${snip.id}/raw`, { token: null })).text).toBe('puts 1\n');
+    // Someone else's: 404 on the personal routes, administrators too.
+    expect((await put({ title: 'x' }, bob.token)).body).toEqual({ message: '404 Snippet Not Found' });
+    expect((await s.request('PUT', `/snippets/${snip.id}`, { json: { title: 'x' } })).status).toBe(404);
+  });
+
+  it('lists mine, public and all; deletes with the repository', async () => {
+    const pub = await s.request('GET', '/snippets/public', { token: bob.token });
+    expect(pub.body.map((x: any) => x.id)).toEqual([snip.id]);
+    const all = await s.request('GET', '/snippets/all', { token: guest.token });
+    expect(all.body.map((x: any) => x.title)).toEqual(['Helpers v2']);
+    expect((await s.request('GET', '/snippets/all')).body.length).toBe(2);
+    expect((await s.request('GET', '/snippets', { token: null })).status).toBe(401);
+    expect((await s.request('DELETE', `/snippets/${snip.id}`, { token: bob.token })).status).toBe(404);
+    expect((await s.request('DELETE', `/snippets/${snip.id}`, { token: alice.token })).status).toBe(204);
+    expect((await s.request('GET', `/snippets/${snip.id}`, { token: alice.token })).status).toBe(404);
+    expect(existsSync(snippetRepoPath(s.app.lw, snip.id))).toBe(false);
+  });
+});
+
+describe('project snippets', () => {
+  const path = (p = '') => `/projects/${project.id}/snippets${p}`;
+  let snip: any;
+
+  it('Reporters create them (visibility required); Guests and outsiders may not', async () => {
+    expect((await s.request('POST', path(), { token: reporter.token, json: { title: 'Conf', files: [{ file_path: 'conf.yml', content: 'a: 1' }] } })).body).toEqual({ error: 'visibility is missing' });
+    const r = await s.request('POST', path(), { token: reporter.token, json: { title: 'Conf', visibility: 'private', files: [{ file_path: 'conf.yml', content: 'a: 1' }] } });
+    expect(r.status).toBe(201);
+    snip = r.body;
+    expect(Object.keys(snip)).toEqual(KEYS);
+    expect(snip).toMatchObject({ project_id: project.id, web_url: `${s.url}/${project.path_with_namespace}/-/snippets/${snip.id}`, file_name: 'conf.yml' });
+    expect(snip.files[0].raw_url).toBe(`${s.url}/${project.path_with_namespace}/-/snippets/${snip.id}/raw/main/conf.yml`);
+    expect((await s.request('POST', path(), { token: guest.token, json: { title: 'G', visibility: 'private', files: [{ file_path: 'g', content: 'g' }] } })).status).toBe(403);
+    expect((await s.request('POST', path(), { token: bob.token, json: { title: 'B', visibility: 'private', files: [{ file_path: 'b', content: 'b' }] } })).body).toEqual({ message: '404 Project Not Found' });
+  });
+
+  it('members read them; Maintainers and the author change them; the author needs Reporter to delete', async () => {
+    expect((await s.request('GET', path(), { token: guest.token })).body.map((x: any) => x.id)).toEqual([snip.id]);
+    expect((await s.request('GET', path(`/${snip.id}/raw`), { token: guest.token })).text).toBe('a: 1');
+    expect((await s.request('GET', path(`/${snip.id}`), { token: bob.token })).status).toBe(404);
+    expect((await s.request('GET', path('/999999'), { token: guest.token })).body).toEqual({ message: '404 Not found' });
+    expect((await s.request('PUT', path(`/${snip.id}`), { token: guest.token, json: { title: 'no' } })).status).toBe(403);
+    const m = await s.request('PUT', path(`/${snip.id}`), { token: maint.token, json: { content: 'a: 2', file_name: 'conf.yaml' } });
+    expect(m.body).toMatchObject({ file_name: 'conf.yaml' });
+    expect((await s.request('GET', path(`/${snip.id}/files/main/conf.yaml/raw`), { token: guest.token })).text).toBe('a: 2');
+    // The personal route reads a project snippet the caller may see.
+    expect((await s.request('GET', `/snippets/${snip.id}`, { token: guest.token })).body).toMatchObject({ id: snip.id, project_id: project.id });
+    // The feature turned off: 403 for everyone.
+    expect((await s.request('PUT', `/projects/${project.id}`, { token: alice.token, json: { snippets_access_level: 'disabled' } })).status).toBe(200);
+    expect((await s.request('GET', path(), { token: maint.token })).status).toBe(403);
+    expect((await s.request('GET', `/snippets/${snip.id}`, { token: alice.token })).status).toBe(404);
+    expect((await s.request('PUT', `/projects/${project.id}`, { token: alice.token, json: { snippets_access_level: 'enabled' } })).status).toBe(200);
+    expect((await s.request('DELETE', path(`/${snip.id}`), { token: guest.token })).status).toBe(403);
+    expect((await s.request('DELETE', path(`/${snip.id}`), { token: reporter.token })).status).toBe(204);
+  });
+
+  it('go with their project', async () => {
+    const gone = await createProject(s, 'snip-gone', { token: bob.token });
+    const made = await s.request('POST', `/projects/${gone.id}/snippets`, { token: bob.token, json: { title: 'x', visibility: 'public', files: [{ file_path: 'x', content: 'x' }] } });
+    expect(made.status).toBe(201);
+    expect((await s.request('DELETE', `/projects/${gone.id}`, { token: bob.token })).status).toBe(202);
+    expect((await s.request('GET', `/snippets/${made.body.id}`, { token: bob.token })).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(snippetRepoPath(s.app.lw, made.body.id))).toBe(false);
+  });
+});
+
+describe('clients', () => {
+  it("answer python-gitlab's and gitbeaker's calls", async () => {
+    const api = new Gitlab({ host: s.url, token: bob.token });
+    const made = await api.Snippets.create('From gitbeaker', { visibility: 'public', files: [{ filePath: 'g.txt', content: 'beaker' }] } as never);
+    expect((made as any).files).toEqual([{ path: 'g.txt', raw_url: expect.stringContaining('/raw/main/g.txt') }]);
+    expect(await api.Snippets.showContent((made as any).id)).toBe('beaker');
+    if (!(await hasPythonGitlab())) return;
+    const script = `
+import gitlab, json, sys
+gl = gitlab.Gitlab(sys.argv[1], private_token=sys.argv[2])
+# python-gitlab 3.x (Debian's) sends the older file_name + content form.
+sn = gl.snippets.create({'title': 'From python', 'visibility': 'private', 'file_name': 'p.py', 'content': 'print(1)'})
+content = sn.content().decode()
+sn.title = 'Renamed'
+sn.save()
+again = gl.snippets.get(sn.id)
+p = gl.projects.get(int(sys.argv[3]))
+ps = p.snippets.create({'title': 'In project', 'visibility': 'internal', 'file_name': 'q.txt', 'content': 'q'})
+print(json.dumps({'content': content, 'title': again.title, 'project': [x.title for x in p.snippets.list(get_all=True)], 'raw': ps.content().decode()}))
+`;
+    const { stdout } = await runPython(PYTHON, ['-c', script, s.url, alice.token, String(project.id)]);
+    expect(JSON.parse(stdout)).toEqual({ content: 'print(1)', title: 'Renamed', project: ['In project'], raw: 'q' });
+  });
+});
