@@ -124,6 +124,11 @@ describe('personal snippets', () => {
     const all = await s.request('GET', '/snippets/all', { token: guest.token });
     expect(all.body.map((x: any) => x.title)).toEqual(['Helpers v2']);
     expect((await s.request('GET', '/snippets/all')).body.length).toBe(2);
+    // Global search's snippet_titles: the snippets the caller may read, by title or description.
+    const found = await s.request('GET', '/search', { token: guest.token, query: { scope: 'snippet_titles', search: 'helpers' } });
+    expect(found.body.map((x: any) => x.id)).toEqual([snip.id]);
+    expect((await s.request('GET', '/search', { token: alice.token, query: { scope: 'snippet_titles', search: 'One' } })).body).toEqual([]);
+    expect((await s.request('GET', '/search', { token: bob.token, query: { scope: 'snippet_titles', search: 'One' } })).body.map((x: any) => x.title)).toEqual(['One']);
     expect((await s.request('GET', '/snippets', { token: null })).status).toBe(401);
     expect((await s.request('DELETE', `/snippets/${snip.id}`, { token: bob.token })).status).toBe(404);
     expect((await s.request('DELETE', `/snippets/${snip.id}`, { token: alice.token })).status).toBe(204);

@@ -8,6 +8,7 @@ import { containsCi } from '../../../db/sql-helpers.js';
 import { apiError, notFound, paramError } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateArray, paginateOffset, readPage } from '../../../http/pagination.js';
+import { presentSnippets, readableSnippets } from '../snippets/routes.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { isGitError } from '../../../git/index.js';
 import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
@@ -167,6 +168,12 @@ async function searchNotes(c: Ctx, where: Extract<Where, { kind: 'project' }>, s
   return rows.map((n) => presentNote(n, { base: c.base, users, noteableIid: iids.get(`${n.noteable_type}:${n.noteable_id}`) ?? 0 }));
 }
 
+/** Snippets the caller may read whose title or description contains the term (GitLab's snippet_titles, global search only). */
+async function searchSnippets(c: Ctx, search: string) {
+  const q = (await readableSnippets(c, c.user!)).where((eb) => eb.or([containsCi('snippets.title', search), containsCi('snippets.description', search)]));
+  return presentSnippets(c, await paginateOffset(c, q.orderBy('snippets.id', 'desc')));
+}
+
 /** Files and commits of the project's repository (its default branch, or `ref`). */
 async function searchRepository(c: Ctx, where: Extract<Where, { kind: 'project' }>, scope: 'blobs' | 'commits', search: string) {
   if (!canReadRepository(where.info.project, c.user, where.access)) return paginateArray(c, []);
@@ -237,8 +244,10 @@ async function run(c: Ctx, where: Where, scopes: readonly string[]) {
     case 'blobs':
     case 'commits':
       return searchRepository(c, where as Extract<Where, { kind: 'project' }>, p.scope, p.search);
+    case 'snippet_titles':
+      return searchSnippets(c, p.search);
     default:
-      // snippet_titles (Labwright keeps no snippets), wiki_blobs (no wikis).
+      // wiki_blobs (Labwright keeps no wikis).
       return paginateArray(c, []);
   }
 }

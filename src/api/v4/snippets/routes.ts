@@ -240,6 +240,36 @@ function updateInput(c: Ctx, s: SnippetRow) {
   return { title, description, visibility, actions };
 }
 
+/**
+ * Every snippet `user` may read, as a query (SnippetsFinder with all_available): administrators
+ * all; else their own, personal ones by visibility, and project ones where the project and its
+ * snippets are open to them (members: every snippet of the project, the feature not disabled).
+ */
+export async function readableSnippets(c: Ctx, user: UserRow) {
+  const db = c.app.db;
+  const q = db.selectFrom('snippets').selectAll('snippets');
+  if (user.is_admin) return q;
+  const open = user.external ? ['public'] : ['public', 'internal'];
+  const visible = await visibleCondition(db, user);
+  const member = await membershipCondition(db, user, AccessLevel.GUEST);
+  let seen = db.selectFrom('projects').select('projects.id').where('projects.snippets_access_level', '=', 'enabled');
+  if (visible) seen = seen.where(visible);
+  const mine = db.selectFrom('projects').select('projects.id').where('projects.snippets_access_level', '!=', 'disabled').where(member);
+  return q.where((eb) =>
+    eb.or([
+      eb.and([eb('snippets.author_id', '=', user.id), eb.or([eb('snippets.project_id', 'is', null), eb('snippets.project_id', 'in', mine), eb('snippets.project_id', 'in', seen)])]),
+      eb.and([eb('snippets.project_id', 'is', null), eb('snippets.visibility', 'in', open)]),
+      eb.and([eb('snippets.project_id', 'in', seen), eb('snippets.visibility', 'in', open)]),
+      eb('snippets.project_id', 'in', mine),
+    ]),
+  );
+}
+
+/** A page of snippets in GitLab's entity (their projects loaded once). */
+export async function presentSnippets(c: Ctx, rows: SnippetRow[]): Promise<Record<string, unknown>[]> {
+  return present(c, rows, await loadProjects(c, rows));
+}
+
 export function registerSnippetRoutes(app: FastifyInstance): void {
   registerSnippetHooks();
 
@@ -265,28 +295,9 @@ export function registerSnippetRoutes(app: FastifyInstance): void {
 
   // GET /snippets/all: every snippet the caller may read (administrators: all).
   route(app, 'GET', '/snippets/all', async function allSnippets(c) {
-    const user = c.requireUser();
-    const db = c.app.db;
-    let q = db.selectFrom('snippets').selectAll('snippets');
-    if (!user.is_admin) {
-      const open = user.external ? ['public'] : ['public', 'internal'];
-      const visible = await visibleCondition(db, user);
-      const member = await membershipCondition(db, user, AccessLevel.GUEST);
-      let seen = db.selectFrom('projects').select('projects.id').where('projects.snippets_access_level', '=', 'enabled');
-      if (visible) seen = seen.where(visible);
-      const mine = db.selectFrom('projects').select('projects.id').where('projects.snippets_access_level', '!=', 'disabled').where(member);
-      q = q.where((eb) =>
-        eb.or([
-          eb('snippets.author_id', '=', user.id),
-          eb.and([eb('snippets.project_id', 'is', null), eb('snippets.visibility', 'in', open)]),
-          eb.and([eb('snippets.project_id', 'in', seen), eb('snippets.visibility', 'in', open)]),
-          eb('snippets.project_id', 'in', mine),
-        ]),
-      );
-    }
-    q = dateFilters(c, q);
+    const q = dateFilters(c, await readableSnippets(c, c.requireUser()));
     const rows = await paginateOffset(c, q.orderBy('snippets.id', 'desc'));
-    return present(c, rows, await loadProjects(c, rows));
+    return presentSnippets(c, rows);
   });
 
   route(app, 'GET', '/snippets/:id', async function getSnippet(c) {
