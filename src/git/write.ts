@@ -55,6 +55,8 @@ export async function createCommit(gitDir: string, opts: CommitTreeOptions): Pro
 
 /** Above this many blobs, one `--stdin-paths` spawn over temp files beats one spawn per blob. */
 const PARALLEL_HASH_LIMIT = 4;
+/** Temp files written at once. */
+const WRITE_BATCH = 32;
 
 /** Writes blobs to the object database; returns their ids in order. */
 export async function hashBlobs(gitDir: string, contents: Buffer[]): Promise<string[]> {
@@ -67,7 +69,10 @@ export async function hashBlobs(gitDir: string, contents: Buffer[]): Promise<str
   const dir = await mkdtemp(join(tmpdir(), 'labwright-blobs-'));
   try {
     const files = contents.map((_, i) => join(dir, String(i)));
-    await Promise.all(contents.map((content, i) => writeFile(files[i]!, content)));
+    // A few files at a time: thousands at once run out of file descriptors (EMFILE) for every request.
+    for (let i = 0; i < contents.length; i += WRITE_BATCH) {
+      await Promise.all(contents.slice(i, i + WRITE_BATCH).map((content, j) => writeFile(files[i + j]!, content)));
+    }
     // --no-filters: the temp file names must not select attributes or eol conversion.
     const { stdout } = await runGit(['hash-object', '-w', '--no-filters', '--stdin-paths'], { gitDir, input: files.join('\n') + '\n' });
     const ids = stdout.toString('utf8').trim().split('\n');

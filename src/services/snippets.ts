@@ -25,6 +25,9 @@ const DEFAULT_BRANCH = 'main';
 /** GitLab's snippet_size_limit default (50 MB), per file. */
 export const SNIPPET_SIZE_LIMIT = 50 * 1024 * 1024;
 const DESCRIPTION_LIMIT = 1024 * 1024;
+/** GitLab's Snippet::MAX_FILE_COUNT. */
+export const SNIPPET_MAX_FILES = 10;
+const TOO_MANY_FILES = `Snippets can't contain more than ${SNIPPET_MAX_FILES} files`;
 
 /** The project a project snippet belongs to, with the caller's access to it. */
 export interface SnippetProject {
@@ -73,16 +76,16 @@ export function canReadSnippet(user: UserRow | null, s: SnippetRow, p: SnippetPr
   return s.visibility === 'internal' && Boolean(user) && !user!.external;
 }
 
-/** update_snippet: the author, administrators, and a project snippet's Maintainers. */
+/** update_snippet: the author, administrators, and a project snippet's Maintainers; nobody in an archived project. */
 export function canUpdateSnippet(user: UserRow | null, s: SnippetRow, p: SnippetProject | null): boolean {
-  if (!user) return false;
+  if (!user || p?.project.archived) return false;
   if (user.is_admin || user.id === s.author_id) return true;
   return s.project_id !== null && p !== null && p.access >= AccessLevel.MAINTAINER;
 }
 
 /** admin_snippet (delete): as update, but a project snippet's author only while Reporter or above. */
 export function canDeleteSnippet(user: UserRow | null, s: SnippetRow, p: SnippetProject | null): boolean {
-  if (!user) return false;
+  if (!user || p?.project.archived) return false;
   if (user.is_admin) return true;
   if (s.project_id === null) return user.id === s.author_id;
   if (!p) return false;
@@ -128,6 +131,7 @@ export interface NewSnippet {
 /** Creates a snippet and its repository with one commit of its files; undone if the commit fails. */
 export async function createSnippet(app: AppContext, author: UserRow, input: NewSnippet): Promise<SnippetRow> {
   validateAttributes({ title: input.title, description: input.description });
+  if (input.files.length > SNIPPET_MAX_FILES) throw apiError(400, { error: TOO_MANY_FILES });
   validateSizes(input.files.map((f) => f.content));
   const now = nowIso();
   const row = await app.db
@@ -185,6 +189,7 @@ export async function updateSnippet(app: AppContext, user: UserRow, s: SnippetRo
   validateAttributes({ title: change.title, description: change.description });
   let paths: string[] | undefined;
   if (change.actions && change.actions.length) {
+    if (change.actions.length > SNIPPET_MAX_FILES * 2) throw apiError(400, { error: TOO_MANY_FILES });
     validateSizes(change.actions.map((a) => a.content));
     const repo = new GitRepository(snippetRepoPath(app, s.id));
     try {
@@ -198,6 +203,12 @@ export async function updateSnippet(app: AppContext, user: UserRow, s: SnippetRo
         expectedOldSha: head,
       });
       paths = await listPaths(repo, s.default_branch);
+      // Over the limit: the commit is taken back (the branch returns to where it was).
+      if (paths.length > SNIPPET_MAX_FILES) {
+        const now = await repo.branchSha(s.default_branch);
+        if (head && now) await repo.updateRef(`refs/heads/${s.default_branch}`, head, now);
+        throw apiError(400, { error: TOO_MANY_FILES });
+      }
     } catch (err) {
       if (isGitError(err)) throw apiError(400, { error: 'Repository Error updating the snippet' });
       throw err;

@@ -126,6 +126,18 @@ describe('merge requests\' merge commits', () => {
   });
 });
 
+describe('many files', () => {
+  it('one commit of thousands of files writes each blob (in batches of temp files) with its own content', async () => {
+    const actions = Array.from({ length: 3000 }, (_, i) => ({ action: 'create', file_path: `many/f${i}.txt`, content: `file ${i}` }));
+    const r = await s.request('POST', `/projects/${pid}/repository/commits`, { token: owner.token, json: { branch: 'many', start_branch: 'main', commit_message: 'many', actions } });
+    expect(r.status).toBe(201);
+    for (const i of [0, 31, 32, 33, 1777, 2999]) {
+      const raw = await s.request('GET', `/projects/${pid}/repository/files/${encodeURIComponent(`many/f${i}.txt`)}/raw`, { token: owner.token, query: { ref: 'many' } });
+      expect([i, raw.text]).toEqual([i, `file ${i}`]);
+    }
+  }, 60_000);
+});
+
 describe('who may, and bad input', () => {
   it('answers GitLab\'s 4xx and moves nothing', async () => {
     const base = `/projects/${pid}/repository/commits`;

@@ -156,13 +156,14 @@ async function present(c: Ctx, rows: SnippetRow[], projects: Projects): Promise<
 }
 
 /** The projects of project snippets on a page, with the caller's access (one lookup per project). */
-async function loadProjects(c: Ctx, rows: SnippetRow[]): Promise<Projects> {
+async function loadProjects(c: Ctx, rows: SnippetRow[], withAccess = false): Promise<Projects> {
   const ids = [...new Set(rows.filter((s) => s.project_id !== null).map((s) => s.project_id!))];
   const out: Projects = new Map();
   if (!ids.length) return out;
   const q = projectQueries(c.app.db, ids);
   const [projects, namespaces] = await Promise.all([q.projects.execute(), q.namespaces.execute()]);
-  for (const [id, p] of joinProjects(projects, namespaces)) out.set(id, { ...p, access: await effectiveAccess(c.app.db, c.user, p.project, p.namespace) });
+  // Lists show only the projects' paths: the caller's access is looked up for a single snippet.
+  for (const [id, p] of joinProjects(projects, namespaces)) out.set(id, { ...p, access: withAccess ? await effectiveAccess(c.app.db, c.user, p.project, p.namespace) : 0 });
   return out;
 }
 
@@ -178,7 +179,7 @@ function dateFilters<Q extends { where: (...args: any[]) => Q }>(c: Ctx, q: Q): 
 async function readableSnippet(c: Ctx, id: number, own = false): Promise<{ s: SnippetRow; p: SnippetProject | null }> {
   const s = id > 0 ? await c.app.db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
   if (!s || (own && s.author_id !== c.user?.id)) throw notFound('Snippet');
-  const p = s.project_id === null ? null : ((await loadProjects(c, [s])).get(s.project_id) ?? null);
+  const p = s.project_id === null ? null : ((await loadProjects(c, [s], true)).get(s.project_id) ?? null);
   if (p && !projectVisible(c.user, p)) throw notFound('Snippet');
   if (!canReadSnippet(c.user, s, p)) throw notFound('Snippet');
   return { s, p };
@@ -248,7 +249,8 @@ function updateInput(c: Ctx, s: SnippetRow) {
 export async function readableSnippets(c: Ctx, user: UserRow) {
   const db = c.app.db;
   const q = db.selectFrom('snippets').selectAll('snippets');
-  if (user.is_admin) return q;
+  // Administrators: all, but none of a project whose snippets are turned off.
+  if (user.is_admin) return q.where((eb) => eb.or([eb('snippets.project_id', 'is', null), eb('snippets.project_id', 'in', db.selectFrom('projects').select('projects.id').where('projects.snippets_access_level', '!=', 'disabled'))]));
   const open = user.external ? ['public'] : ['public', 'internal'];
   const visible = await visibleCondition(db, user);
   const member = await membershipCondition(db, user, AccessLevel.GUEST);
@@ -276,14 +278,8 @@ export function registerSnippetRoutes(app: FastifyInstance): void {
   // GET /snippets: the caller's snippets, personal and in projects they may still read.
   route(app, 'GET', '/snippets', async function mySnippets(c) {
     const user = c.requireUser();
-    const db = c.app.db;
-    const visible = await visibleCondition(db, user);
-    let projects = db.selectFrom('projects').select('projects.id').where('projects.snippets_access_level', '!=', 'disabled');
-    if (visible) projects = projects.where(visible);
-    let q = db.selectFrom('snippets').selectAll('snippets').where('snippets.author_id', '=', user.id).where((eb) => eb.or([eb('snippets.project_id', 'is', null), eb('snippets.project_id', 'in', projects)]));
-    q = dateFilters(c, q);
-    const rows = await paginateOffset(c, q.orderBy('snippets.id', 'desc'));
-    return present(c, rows, await loadProjects(c, rows));
+    const q = dateFilters(c, (await readableSnippets(c, user)).where('snippets.author_id', '=', user.id));
+    return presentSnippets(c, await paginateOffset(c, q.orderBy('snippets.id', 'desc')));
   });
 
   // GET /snippets/public: everyone's public personal snippets.
