@@ -48,6 +48,9 @@ export async function serveGit(req: IncomingMessage, res: ServerResponse, opts: 
   res.on('close', () => {
     if (!res.writableFinished) backend.abort();
   });
+  // A client gone before git started (its 'close' already past, while the request was being
+  // authorised): git would wait for a body that never ends.
+  if (res.destroyed || req.destroyed) backend.abort();
   const status = await backend.status;
   const headers = await backend.headers;
   if (!res.headersSent && !res.destroyed) res.writeHead(status, headers);

@@ -301,6 +301,8 @@ export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, op
   res.on('close', () => {
     if (!res.writableFinished) backend.abort();
   });
+  // A client gone before git started: its 'close' is past, and git would wait for the body forever.
+  if (res.destroyed || req.destroyed) backend.abort();
   const status = await backend.status;
   const headers = await backend.headers;
   if (!res.headersSent && !res.destroyed) res.writeHead(status, headers);

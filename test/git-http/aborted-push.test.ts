@@ -1,6 +1,9 @@
 // A push whose client goes away in the middle of its body must not leave git behind (the server
 // kills it). The server dying in the middle of a push is covered by the crash test.
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serveGit } from '../../src/git-http/serve.js';
+import { repoPathFor } from '../../src/services/projects/lookup.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitProcessesLeft } from '../helpers/processes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -49,9 +52,36 @@ async function abortedPush(declared: number, sent: number): Promise<void> {
 
 // Linux only: the leftover processes are found through /proc (CI and deployments run on Linux).
 describe.skipIf(process.platform !== 'linux')('an interrupted push', () => {
+  it('leaves no git process behind when the client left before git started', async () => {
+    // The server spends a while (authorising, as under load) before it starts git; the client is
+    // gone by then, its request's 'close' already past.
+    const projectId = (await s.request('GET', '/projects/aborter%2Ftarget', { token: owner.token })).body.id;
+    const server = createServer((req, res) => {
+      setTimeout(() => void serveGit(req, res, { repoPath: repoPathFor(s.app.lw, projectId), pathInfo: '/git-receive-pack', env: { GIT_PROJECT_ROOT: s.dataDir } }), 200);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => {
+        const req = request({ host: '127.0.0.1', port, path: '/x.git/git-receive-pack', method: 'POST', headers: { 'Content-Type': 'application/x-git-receive-pack-request', 'Content-Length': '100000' } });
+        req.on('error', () => resolve());
+        req.write(Buffer.alloc(64, 0x30));
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 50);
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await gitProcessesLeft(s.dataDir, 2000)).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
   it('leaves no git process behind', async () => {
     for (let i = 0; i < 3; i++) await abortedPush(100_000, 64);
     expect(await gitProcessesLeft(s.dataDir)).toEqual([]);
+
     // The server still serves pushes' discovery after the aborted ones.
     const refs = await s.request('GET', `${s.url}/aborter/target.git/info/refs?service=git-receive-pack`, {
       token: null,
