@@ -21,6 +21,7 @@ import { registerProjectRoutes } from './projects/routes.js';
 import { registerProjectShareRoutes } from './projects/share.js';
 import { registerProtectedRefRoutes } from './protected-refs/routes.js';
 import { registerReleaseRoutes } from './releases/routes.js';
+import { registerResourceEventRoutes } from './resource-events/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerSnippetRoutes } from './snippets/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
@@ -53,6 +54,7 @@ export const apiModules: RouteModule[] = [
   registerProjectShareRoutes,
   registerProtectedRefRoutes,
   registerReleaseRoutes,
+  registerResourceEventRoutes,
   registerSearchRoutes,
   registerSnippetRoutes,
   registerRepositoryRoutes,

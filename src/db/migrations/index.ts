@@ -28,9 +28,10 @@ import { deployTokens } from './0024-deploy-tokens.js';
 import { environments } from './0025-environments.js';
 import { events } from './0026-events.js';
 import { snippets } from './0027-snippets.js';
+import { resourceEvents } from './0028-resource-events.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

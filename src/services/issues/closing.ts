@@ -12,6 +12,7 @@ import { findUserById } from '../../db/repositories/users.js';
 import type { RefChange } from '../../git/index.js';
 import { GitRepository } from '../../git/index.js';
 import { emitEvent } from '../events.js';
+import { recordStateChange } from '../resource-events.js';
 import type { MrRow, ProjectInfo } from '../merge-requests/rows.js';
 import { effectiveAccess, fullPath, loadProjectById, repoPathFor } from '../projects/lookup.js';
 import { refChangeListeners } from '../repository/ref-hooks.js';
@@ -100,7 +101,7 @@ export async function syncClosingIssues(app: AppContext, info: ProjectInfo, mr: 
 }
 
 /** Closes the issues the user may update, each with its issue event. */
-async function closeAll(app: AppContext, user: UserRow, issues: IssueRow[]): Promise<void> {
+async function closeAll(app: AppContext, user: UserRow, issues: IssueRow[], sourceOf: (issueId: number) => { commit?: string; mergeRequestId?: number }): Promise<void> {
   const projects = new Map<number, { info: ProjectInfo; access: number } | null>();
   for (const issue of issues) {
     if (issue.state !== 'opened') continue;
@@ -113,7 +114,11 @@ async function closeAll(app: AppContext, user: UserRow, issues: IssueRow[]): Pro
     if (!p) continue;
     const assignees = (await app.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issue.id).execute()).map((r) => r.user_id);
     if (!canUpdateIssue(user, p.info, p.access, issue, assignees)) continue;
-    const closed = await app.database.transaction((trx) => closeIssue(trx, issue.id, user.id, nowIso()));
+    const closed = await app.database.transaction(async (trx) => {
+      const done = await closeIssue(trx, issue.id, user.id, nowIso());
+      if (done) await recordStateChange(trx, { type: 'Issue', id: issue.id }, user.id, 'closed', sourceOf(issue.id));
+      return done;
+    });
     if (closed) {
       const fresh = (await findIssueById(app.db, issue.id))!;
       await emitEvent(app, { kind: 'issue', projectId: issue.project_id, info: p.info, issue: fresh, previous: issue, userId: user.id, action: 'close' });
@@ -127,7 +132,7 @@ export async function closeIssuesOnMerge(app: AppContext, info: ProjectInfo, mr:
   const ids = (await app.db.selectFrom('merge_requests_closing_issues').select('issue_id').where('merge_request_id', '=', mr.id).execute()).map((r) => r.issue_id);
   if (!ids.length) return;
   const issues = await app.db.selectFrom('issues').selectAll().where('id', 'in', ids).orderBy('id').execute();
-  await closeAll(app, user, issues);
+  await closeAll(app, user, issues, () => ({ mergeRequestId: mr.id }));
 }
 
 /** A push to the default branch: the issues its new commits' messages close (the newest 100 commits). */
@@ -145,7 +150,17 @@ async function closeFromCommits(app: AppContext, projectId: number, changes: Ref
   if (!refs.length) return;
   const user = await findUserById(app.db, userId);
   if (!user) return;
-  await closeAll(app, user, await resolveRefs(app, info, refs));
+  const issues = await resolveRefs(app, info, refs);
+  // Each issue's state event names the oldest commit of the push that closes it.
+  const closedBy = new Map<number, string>();
+  if (issues.length) {
+    for (const commit of [...commits].reverse()) {
+      const own = closingRefs(commit.message);
+      if (!own.length) continue;
+      for (const issue of await resolveRefs(app, info, own)) if (!closedBy.has(issue.id)) closedBy.set(issue.id, commit.id);
+    }
+  }
+  await closeAll(app, user, issues, (id) => (closedBy.has(id) ? { commit: closedBy.get(id)! } : {}));
 }
 
 let registered = false;

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { emitEvent } from '../events.js';
+import { recordStateChange } from '../resource-events.js';
 import { groupScopeIds } from '../merge-requests/attributes.js';
 import { newDiscussionId } from '../merge-requests/notes.js';
 import type { ProjectInfo } from '../merge-requests/rows.js';
@@ -120,7 +121,7 @@ export async function copyIssue(app: AppContext, from: { info: ProjectInfo; issu
         .execute();
     }
     if (opts.move) {
-      await closeIssue(trx, src.id, user.id, now);
+      if (await closeIssue(trx, src.id, user.id, now)) await recordStateChange(trx, { type: 'Issue', id: src.id }, user.id, 'closed');
       await trx.updateTable('issues').set({ moved_to_id: id, updated_at: now }).where('id', '=', src.id).execute();
     }
     return id;

@@ -14,6 +14,7 @@ import type { ProjectInfo } from '../merge-requests/rows.js';
 import { findIssueById, type IssueRow } from './rows.js';
 import { emitEvent, eventsWanted } from '../events.js';
 import { NOTE_EVENT_TYPES } from '../event-rows.js';
+import { recordLabelChanges, recordMilestoneChange, recordStateChange } from '../resource-events.js';
 
 export const MAX_TITLE = 255;
 export const MAX_DESCRIPTION = 1_048_576;
@@ -131,10 +132,16 @@ export async function createIssue(app: AppContext, info: ProjectInfo, author: Us
           created_at: created,
           updated_at: created,
         })
-        .returning('id')
+        .returning(['id', 'milestone_id'])
         .executeTakeFirstOrThrow();
       await setIssueAssignees(trx, row.id, assignees, true);
-      if (titles.length) await setIssueLabels(trx, row.id, (await resolveLabels(trx, info, titles, true)).map((l) => l.id), true);
+      const resource = { type: 'Issue' as const, id: row.id };
+      if (titles.length) {
+        const ids = (await resolveLabels(trx, info, titles, true)).map((l) => l.id);
+        await setIssueLabels(trx, row.id, ids, true);
+        await recordLabelChanges(trx, resource, author.id, [], ids);
+      }
+      if (row.milestone_id !== null) await recordMilestoneChange(trx, resource, author.id, null, row.milestone_id, 'opened');
       await adjustOpenCount(trx, info.project.id, 1, input.confidential === true);
       return row.id;
     });
@@ -178,18 +185,21 @@ export async function updateIssue(app: AppContext, info: ProjectInfo, issue: Iss
       delta = 1;
     }
     await trx.updateTable('issues').set(set).where('id', '=', issue.id).execute();
+    const resource = { type: 'Issue' as const, id: issue.id };
+    if (set.milestone_id !== undefined) await recordMilestoneChange(trx, resource, user.id, current.milestone_id, set.milestone_id ?? null, set.state ?? current.state);
+    if (set.state === 'closed') await recordStateChange(trx, resource, user.id, 'closed');
+    else if (set.state === 'opened') await recordStateChange(trx, resource, user.id, 'reopened');
     if (assignees) await setIssueAssignees(trx, issue.id, assignees, false);
     if (attrs.labels !== undefined || attrs.addLabels !== undefined || attrs.removeLabels !== undefined) {
-      let ids =
-        attrs.labels !== undefined
-          ? (await resolveLabels(trx, info, attrs.labels, true)).map((l) => l.id)
-          : (await trx.selectFrom('issue_labels').select('label_id').where('issue_id', '=', issue.id).execute()).map((r) => r.label_id);
+      const before = (await trx.selectFrom('issue_labels').select('label_id').where('issue_id', '=', issue.id).execute()).map((r) => r.label_id);
+      let ids = attrs.labels !== undefined ? (await resolveLabels(trx, info, attrs.labels, true)).map((l) => l.id) : before;
       if (attrs.addLabels?.length) ids = [...ids, ...(await resolveLabels(trx, info, attrs.addLabels, true)).map((l) => l.id)];
       if (attrs.removeLabels?.length) {
         const remove = new Set((await resolveLabels(trx, info, attrs.removeLabels, false)).map((l) => l.id));
         ids = ids.filter((id) => !remove.has(id));
       }
       await setIssueLabels(trx, issue.id, ids, false);
+      await recordLabelChanges(trx, resource, user.id, before, ids);
     }
     // Open and confidential before and after: the counts follow both the state and the flag.
     const wasOpen = current.state === 'opened';
@@ -240,6 +250,7 @@ async function deleteIssueChildren(trx: Transaction<DB>, ids: () => number[] | S
     .where('target_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()))
     .execute();
   await trx.deleteFrom('events').where('target_type', '=', 'Issue').where('target_id', 'in', ids()).execute();
+  await trx.deleteFrom('resource_events').where('resource_type', '=', 'Issue').where('resource_id', 'in', ids()).execute();
   await trx.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()).execute();
 }
 

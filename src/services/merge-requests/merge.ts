@@ -13,6 +13,7 @@ import { isGitError, type RefChange } from '../../git/index.js';
 import { closeIssuesOnMerge } from '../issues/closing.js';
 import { emitEvent } from '../events.js';
 import { insertEvents } from '../event-rows.js';
+import { recordStateChange } from '../resource-events.js';
 import { notifyRefChanges } from '../repository/ref-hooks.js';
 import { AccessLevel } from '../access.js';
 import { effectiveAccess, fullPath, loadProjectById } from '../projects/lookup.js';
@@ -235,6 +236,7 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .where('merge_lock', '=', token)
       .execute();
     merged = true;
+    await recordStateChange(app.db, { type: 'MergeRequest', id: mr.id }, user.id, 'merged');
     const moves: RefChange[] = [{ ref: `refs/heads/${mr.target_branch}`, before: target, after: result.newTarget }];
     const sourceRemoved = remove && (await canRemoveSourceBranch(app, info, mr, user)) && (await deleteBranchIfAt(repoFor(app, mr.source_project_id), mr.source_branch, source));
     const removal: RefChange = { ref: `refs/heads/${mr.source_branch}`, before: source, after: null };
@@ -273,6 +275,7 @@ export async function reconcileMerges(app: AppContext): Promise<number> {
         .execute();
       // The merge's event, which the crash kept from being recorded.
       if (mr.merge_user_id !== null) await insertEvents(app.db, [{ projectId: mr.project_id, authorId: mr.merge_user_id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id }]);
+      await recordStateChange(app.db, { type: 'MergeRequest', id: mr.id }, mr.merge_user_id, 'merged');
       fixed += 1;
     } else {
       await app.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: null, merge_lock: null, merge_lock_at: null }).where('id', '=', mr.id).execute();

@@ -3,6 +3,7 @@
 // or statement (creation on PostgreSQL), and the database itself refuses a second open merge
 // request for the same branches (migration 0012); git is only read before or after, never inside.
 import { emitEvent, eventsWanted, type MrAssociations } from '../events.js';
+import { recordLabelChanges, recordMilestoneChange, recordStateChange } from '../resource-events.js';
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
@@ -193,6 +194,18 @@ async function insertInOneStatement(app: AppContext, values: Values, links: { la
   if (labels.length) {
     q = q.with('labelled', (db: Kysely<any>) => db.insertInto('merge_request_labels').columns(['merge_request_id', 'label_id']).expression(db.selectFrom('created').select(['created.id', ints(labels).as('label_id')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
   }
+  // The resource events of the labels and the milestone it starts with, in the same statement.
+  const eventColumns = ['kind', 'resource_type', 'resource_id', 'user_id', 'action', 'label_id', 'milestone_id', 'state', 'created_at'];
+  const lit = (v: string) => sql<string>`${v}::text`;
+  const by = sql<number>`${values.author_id}::integer`;
+  const at = sql<string>`${values.created_at}::text`;
+  if (labels.length) {
+    q = q.with('label_events', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('label').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), ints(labels).as('label_id'), sql`null::integer`.as('milestone_id'), sql`null::text`.as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+  if (typeof values.milestone_id === 'number') {
+    const milestone = sql<number>`${values.milestone_id}::integer`;
+    q = q.with('milestone_event', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('milestone').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), sql`null::integer`.as('label_id'), milestone.as('milestone_id'), lit('opened').as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
   if (links.assignees.length) {
     // Two set-returning functions of one length in a SELECT list run side by side: each user with its position.
     const positions = sql<number>`generate_series(0, ${links.assignees.length - 1}::integer)`;
@@ -308,7 +321,13 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
       if (!row) return refuseDuplicate(trx, branches);
       await setAssignees(trx, row.id, assignees, true);
       await setReviewers(trx, row.id, reviewers, true);
-      if (titles.length) await setLabels(trx, row.id, (await resolveLabels(trx, info, titles, true)).map((l) => l.id), true);
+      const resource = { type: 'MergeRequest' as const, id: row.id };
+      if (titles.length) {
+        const ids = (await resolveLabels(trx, info, titles, true)).map((l) => l.id);
+        await setLabels(trx, row.id, ids, true);
+        await recordLabelChanges(trx, resource, author.id, [], ids);
+      }
+      if (row.milestone_id !== null) await recordMilestoneChange(trx, resource, author.id, null, row.milestone_id, 'opened');
       return row;
     }),
   );
@@ -368,16 +387,22 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null, merge_status: 'unchecked' });
     }
     await trx.updateTable('merge_requests').set(set).where('id', '=', mr.id).execute();
+    const resource = { type: 'MergeRequest' as const, id: mr.id };
+    if (set.milestone_id !== undefined) await recordMilestoneChange(trx, resource, user.id, current.milestone_id, set.milestone_id ?? null, set.state ?? current.state);
+    if (set.state === 'closed') await recordStateChange(trx, resource, user.id, 'closed');
+    else if (set.state === 'opened') await recordStateChange(trx, resource, user.id, 'reopened');
     if (assignees) await setAssignees(trx, mr.id, assignees);
     if (reviewers) await setReviewers(trx, mr.id, reviewers);
     if (attrs.labels !== undefined || attrs.addLabels !== undefined || attrs.removeLabels !== undefined) {
-      let ids = attrs.labels !== undefined ? (await resolveLabels(trx, info, attrs.labels, true)).map((l) => l.id) : await currentLabelIds(trx, mr.id);
+      const before = await currentLabelIds(trx, mr.id);
+      let ids = attrs.labels !== undefined ? (await resolveLabels(trx, info, attrs.labels, true)).map((l) => l.id) : before;
       if (attrs.addLabels?.length) ids = [...ids, ...(await resolveLabels(trx, info, attrs.addLabels, true)).map((l) => l.id)];
       if (attrs.removeLabels?.length) {
         const remove = new Set((await resolveLabels(trx, info, attrs.removeLabels, false)).map((l) => l.id));
         ids = ids.filter((id) => !remove.has(id));
       }
       await setLabels(trx, mr.id, ids);
+      await recordLabelChanges(trx, resource, user.id, before, ids);
     }
   }), mr.id);
   const fresh = await refreshMergeStatus(app, (await findMrById(app.db, mr.id))!);
@@ -409,6 +434,7 @@ export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<vo
     await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', mr.id).execute();
     await deleteNotesOf(trx, mr.id);
     await trx.deleteFrom('events').where('target_type', '=', 'MergeRequest').where('target_id', '=', mr.id).execute();
+    await trx.deleteFrom('resource_events').where('resource_type', '=', 'MergeRequest').where('resource_id', '=', mr.id).execute();
     await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', '=', mr.id).execute();
     await trx.deleteFrom('deployment_merge_requests').where('merge_request_id', '=', mr.id).execute();
     await trx.deleteFrom('merge_requests_closing_issues').where('merge_request_id', '=', mr.id).execute();

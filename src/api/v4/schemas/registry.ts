@@ -49,6 +49,7 @@ import {
 } from './misc.js';
 import { Event } from './events.js';
 import { Snippet } from './snippets.js';
+import { ResourceLabelEvent, ResourceMilestoneEvent, ResourceStateEvent } from './resource-events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
 import { CiVariable } from './variables.js';
@@ -111,6 +112,20 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /groups/:id/deploy_tokens/:token_id': json(DeployToken),
   'POST /groups/:id/deploy_tokens': json(DeployTokenWithToken),
   'DELETE /groups/:id/deploy_tokens/:token_id': empty,
+
+  // resource-events/routes.ts
+  'GET /projects/:id/issues/:issue_iid/resource_label_events': list(ResourceLabelEvent),
+  'GET /projects/:id/issues/:issue_iid/resource_label_events/:event_id': json(ResourceLabelEvent),
+  'GET /projects/:id/merge_requests/:merge_request_iid/resource_label_events': list(ResourceLabelEvent),
+  'GET /projects/:id/merge_requests/:merge_request_iid/resource_label_events/:event_id': json(ResourceLabelEvent),
+  'GET /projects/:id/issues/:issue_iid/resource_state_events': list(ResourceStateEvent),
+  'GET /projects/:id/issues/:issue_iid/resource_state_events/:event_id': json(ResourceStateEvent),
+  'GET /projects/:id/merge_requests/:merge_request_iid/resource_state_events': list(ResourceStateEvent),
+  'GET /projects/:id/merge_requests/:merge_request_iid/resource_state_events/:event_id': json(ResourceStateEvent),
+  'GET /projects/:id/issues/:issue_iid/resource_milestone_events': list(ResourceMilestoneEvent),
+  'GET /projects/:id/issues/:issue_iid/resource_milestone_events/:event_id': json(ResourceMilestoneEvent),
+  'GET /projects/:id/merge_requests/:merge_request_iid/resource_milestone_events': list(ResourceMilestoneEvent),
+  'GET /projects/:id/merge_requests/:merge_request_iid/resource_milestone_events/:event_id': json(ResourceMilestoneEvent),
 
   // snippets/routes.ts
   'GET /snippets': list(Snippet),
