@@ -22,7 +22,8 @@ export async function recordEvents(app: AppContext, events: NewEvent[]): Promise
   }
 }
 
-const MR_ACTIONS: Partial<Record<string, EventAction>> = { open: 'created', close: 'closed', reopen: 'reopened', merge: 'merged', approved: 'approved' };
+// A merge request's opening is recorded by its creation itself (in the same transaction or statement).
+const MR_ACTIONS: Partial<Record<string, EventAction>> = { close: 'closed', reopen: 'reopened', merge: 'merged', approved: 'approved' };
 const ISSUE_ACTIONS: Partial<Record<string, EventAction>> = { open: 'created', close: 'closed', reopen: 'reopened' };
 const NOTEABLE_TYPES = ['Issue', 'MergeRequest', 'Commit'];
 

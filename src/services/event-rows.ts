@@ -4,6 +4,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { nowIso } from '../db/database.js';
 import type { DB } from '../db/types.js';
+import { prepared } from '../db/prepared.js';
 
 /** GitLab's Event.actions, in the order of its enum (the values the `action` filter takes). */
 export const EVENT_ACTIONS = ['created', 'updated', 'closed', 'reopened', 'pushed', 'commented', 'merged', 'joined', 'left', 'destroyed', 'expired', 'approved'] as const;
@@ -64,9 +65,19 @@ function row(e: NewEvent, now: string) {
   };
 }
 
+/** One event with a target and no push (the common case), compiled once (issue 7: on merge request creation). */
+const INSERT_TARGET_EVENT = prepared((db, projectId: number, authorId: number, action: string, targetType: string, targetId: number, now: string) =>
+  db.insertInto('events').values({ project_id: projectId, author_id: authorId, action, target_type: targetType, target_id: targetId, created_at: now }),
+);
+
 /** Inserts events, inside the caller's transaction when given one. */
 export async function insertEvents(db: Kysely<DB> | Transaction<DB>, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const now = nowIso();
+  const [one] = events;
+  if (events.length === 1 && !one.push && one.targetType && one.targetId) {
+    await INSERT_TARGET_EVENT(db, one.projectId, one.authorId, one.action, one.targetType, one.targetId, now);
+    return;
+  }
   await db.insertInto('events').values(events.map((e) => row(e, now))).execute();
 }

@@ -4,6 +4,7 @@
 // request for the same branches (migration 0012); git is only read before or after, never inside.
 import { emitEvent, eventsWanted, type MrAssociations } from '../events.js';
 import { recordLabelChanges, recordMilestoneChange, recordStateChange } from '../resource-events.js';
+import { insertEvents } from '../event-rows.js';
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
@@ -202,6 +203,8 @@ async function insertInOneStatement(app: AppContext, values: Values, links: { la
   if (labels.length) {
     q = q.with('label_events', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('label').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), ints(labels).as('label_id'), sql`null::integer`.as('milestone_id'), sql`null::text`.as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
   }
+  // Its contribution event (services/activity.ts records the others after the fact).
+  q = q.with('created_event', (db: Kysely<any>) => db.insertInto('events').columns(['project_id', 'author_id', 'action', 'target_type', 'target_id', 'created_at']).expression(db.selectFrom('created').select(['created.project_id', by.as('author_id'), lit('created').as('action'), lit('MergeRequest').as('target_type'), 'created.id', at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
   if (typeof values.milestone_id === 'number') {
     const milestone = sql<number>`${values.milestone_id}::integer`;
     q = q.with('milestone_event', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('milestone').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), sql`null::integer`.as('label_id'), milestone.as('milestone_id'), lit('opened').as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -322,6 +325,8 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
       await setAssignees(trx, row.id, assignees, true);
       await setReviewers(trx, row.id, reviewers, true);
       const resource = { type: 'MergeRequest' as const, id: row.id };
+      // Its contribution event, in the same transaction (no commit of its own on the hot path).
+      await insertEvents(trx, [{ projectId: project.id, authorId: author.id, action: 'created', targetType: 'MergeRequest', targetId: row.id }]);
       if (titles.length) {
         const ids = (await resolveLabels(trx, info, titles, true)).map((l) => l.id);
         await setLabels(trx, row.id, ids, true);
