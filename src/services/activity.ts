@@ -2,8 +2,10 @@
 // for the events APIs. Recorded after the change they describe, as GitLab does (its services create
 // the event after saving): from the domain events (services/events.ts) for merge requests, issues
 // and comments, from the ref change listeners for pushes, and by the project and membership writers
-// for project creation and members joining or leaving. Recording never fails the writer: an error
-// is logged and the change stands.
+// for project creation and members joining or leaving. Recording after the fact never fails the
+// writer (an error is logged and the change stands); events written inside a writer's own
+// transaction (project creation, members, milestones, merge request creation: see event-rows.ts)
+// commit or fail with it.
 import type { AppContext } from '../context.js';
 import type { RefChange } from '../git/index.js';
 import { eventRecorders, type DomainEvent } from './events.js';

@@ -22,7 +22,7 @@ export async function recordLabelChanges(db: Db, r: Resource, userId: number | n
   const was = new Set(before);
   const is = new Set(after);
   const now = nowIso();
-  if (before.length === 0 && userId !== null) {
+  if (before.length === 0 && userId !== null && is.size <= 100) {
     if (is.size) await INSERT_LABELS_ADDED(db, r.type, r.id, userId, [...is], now);
     return;
   }
@@ -30,7 +30,8 @@ export async function recordLabelChanges(db: Db, r: Resource, userId: number | n
     ...[...is].filter((id) => !was.has(id)).map((id) => ({ ...base(r, userId, 'label', now), action: 'add', label_id: id })),
     ...[...was].filter((id) => !is.has(id)).map((id) => ({ ...base(r, userId, 'label', now), action: 'remove', label_id: id })),
   ];
-  if (rows.length) await db.insertInto('resource_events').values(rows).execute();
+  // In chunks: SQLite takes at most 32,766 values in one statement.
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('resource_events').values(rows.slice(i, i + 500)).execute();
 }
 
 /** A milestone set, changed (the old one removed, the new one added) or cleared; `state` is the issuable's. */

@@ -105,6 +105,34 @@ describe('resource events', () => {
     expect((await s.request('GET', `${path}/${events[0].id}`, { token: dev.token })).body).toEqual({ message: '404 ResourceLabelEvent Not Found' });
   });
 
+  it("never shows a group's labels or milestones to those who may not see the group", async () => {
+    const g = (await s.request('POST', '/groups', { token: owner.token, json: { name: 'Secret', path: 'secret-re', visibility: 'private' } })).body;
+    await s.request('POST', `/groups/${g.id}/labels`, { token: owner.token, json: { name: 'acquisition', color: '#123456', description: 'secret plan' } });
+    const gm = (await s.request('POST', `/groups/${g.id}/milestones`, { token: owner.token, json: { title: 'launch' } })).body;
+    const p = await createProject(s, 'moved', { token: owner.token, extra: { namespace_id: g.id } });
+    const issue = (await s.request('POST', `/projects/${p.id}/issues`, { token: owner.token, json: { title: 'x', labels: 'acquisition', milestone_id: gm.id } })).body;
+    await s.request('PUT', `/projects/${p.id}/issues/${issue.iid}`, { token: owner.token, json: { labels: '', milestone_id: 0 } });
+    // Moved out of the private group and made public: its events still name the group's label and milestone.
+    expect((await s.request('PUT', `/projects/${p.id}/transfer`, { token: owner.token, json: { namespace: owner.username } })).status).toBe(200);
+    expect((await s.request('PUT', `/projects/${p.id}`, { token: owner.token, json: { visibility: 'public' } })).status).toBe(200);
+    const mine = await s.request('GET', `/projects/${p.id}/issues/${issue.iid}/resource_label_events`, { token: owner.token });
+    expect(mine.body.map((e: any) => [e.action, e.label.name])).toEqual([['add', 'acquisition'], ['remove', 'acquisition']]);
+    const theirs = await s.request('GET', `/projects/${p.id}/issues/${issue.iid}/resource_label_events`, { token: outsider.token });
+    expect([theirs.status, theirs.body]).toEqual([200, []]);
+    expect((await s.request('GET', `/projects/${p.id}/issues/${issue.iid}/resource_milestone_events`, { token: outsider.token })).body).toEqual([]);
+    expect((await s.request('GET', `/projects/${p.id}/issues/${issue.iid}/resource_milestone_events`, { token: owner.token })).body.map((e: any) => e.milestone.title)).toEqual(['launch', 'launch']);
+  });
+
+  it('records a thousand label changes at once', async () => {
+    const p = await createProject(s, 'many-labels', { token: owner.token });
+    const issue = (await s.request('POST', `/projects/${p.id}/issues`, { token: owner.token, json: { title: 'x', labels: Array.from({ length: 1000 }, (_, k) => `a${k}`).join(',') } })).body;
+    const r = await s.request('PUT', `/projects/${p.id}/issues/${issue.iid}`, { token: owner.token, json: { labels: Array.from({ length: 1000 }, (_, k) => `b${k}`).join(','), add_labels: Array.from({ length: 1000 }, (_, k) => `c${k}`).join(',') } });
+    expect(r.status).toBe(200);
+    const page = await s.request('GET', `/projects/${p.id}/issues/${issue.iid}/resource_label_events`, { token: owner.token, query: { per_page: 100, page: 40 } });
+    expect(page.headers.get('x-total')).toBe('4000');
+    expect(page.body.map((e: any) => e.action)).toEqual(Array(100).fill('remove'));
+  }, 60_000);
+
   it("answers python-gitlab's calls", async () => {
     if (!(await hasPythonGitlab())) return;
     const script = `

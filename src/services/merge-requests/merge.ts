@@ -236,7 +236,8 @@ export async function performMerge(app: AppContext, info: ProjectInfo, mr: MrRow
       .where('merge_lock', '=', token)
       .execute();
     merged = true;
-    await recordStateChange(app.db, { type: 'MergeRequest', id: mr.id }, user.id, 'merged');
+    // The merge stands whatever happens to its record: a failure is logged, the rest still runs.
+    await recordStateChange(app.db, { type: 'MergeRequest', id: mr.id }, user.id, 'merged').catch((err) => app.log.error({ err, mergeRequestId: mr.id }, 'recording the merge state event failed'));
     const moves: RefChange[] = [{ ref: `refs/heads/${mr.target_branch}`, before: target, after: result.newTarget }];
     const sourceRemoved = remove && (await canRemoveSourceBranch(app, info, mr, user)) && (await deleteBranchIfAt(repoFor(app, mr.source_project_id), mr.source_branch, source));
     const removal: RefChange = { ref: `refs/heads/${mr.source_branch}`, before: source, after: null };
@@ -274,8 +275,8 @@ export async function reconcileMerges(app: AppContext): Promise<number> {
         .where('id', '=', mr.id)
         .execute();
       // The merge's event, which the crash kept from being recorded.
-      if (mr.merge_user_id !== null) await insertEvents(app.db, [{ projectId: mr.project_id, authorId: mr.merge_user_id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id }]);
-      await recordStateChange(app.db, { type: 'MergeRequest', id: mr.id }, mr.merge_user_id, 'merged');
+      if (mr.merge_user_id !== null) await insertEvents(app.db, [{ projectId: mr.project_id, authorId: mr.merge_user_id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id }]).catch((err) => app.log.error({ err, mergeRequestId: mr.id }, 'recording the merge event failed'));
+      await recordStateChange(app.db, { type: 'MergeRequest', id: mr.id }, mr.merge_user_id, 'merged').catch((err) => app.log.error({ err, mergeRequestId: mr.id }, 'recording the merge state event failed'));
       fixed += 1;
     } else {
       await app.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: null, merge_lock: null, merge_lock_at: null }).where('id', '=', mr.id).execute();

@@ -9,6 +9,7 @@ import { apiError, notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import type { ProjectInfo } from '../../../services/merge-requests/rows.js';
+import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
 import { presentLabelDetails, presentMilestone } from '../entities/merge-request.js';
 import { presentUserBasic } from '../entities/user.js';
 import { issueFromPath } from '../issues/context.js';
@@ -45,10 +46,16 @@ async function present(c: Ctx, e: Eventable, rows: EventRow[]): Promise<Array<Re
     labelIds.length ? db.selectFrom('labels').selectAll().where('id', 'in', labelIds).execute() : [],
     milestoneIds.length ? db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : [],
   ]);
-  const groupIds = [...new Set(milestones.map((m) => m.group_id).filter((id): id is number => id !== null))];
-  const groups = groupIds.length ? await db.selectFrom('namespaces').select(['id', 'full_path']).where('id', 'in', groupIds).execute() : [];
-  const labelById = new Map(labels.map((l) => [l.id, l]));
-  const milestoneById = new Map(milestones.map((m) => [m.id, m]));
+  // Group labels and milestones: only those of groups the caller may see (a project moved out of a
+  // private group keeps events naming that group's labels).
+  const groupIds = [...new Set([...milestones.map((m) => m.group_id), ...labels.map((l) => l.group_id)].filter((id): id is number => id !== null))];
+  const groups = groupIds.length ? await db.selectFrom('namespaces').selectAll().where('id', 'in', groupIds).execute() : [];
+  const readable = new Set<number>();
+  for (const g of groups) {
+    if (c.user?.is_admin || visibleWithoutMembership(g.visibility, c.user) || (await namespaceAccess(db, c.user, g)) >= AccessLevel.GUEST) readable.add(g.id);
+  }
+  const labelById = new Map(labels.filter((l) => l.group_id === null || readable.has(l.group_id)).map((l) => [l.id, l]));
+  const milestoneById = new Map(milestones.filter((m) => m.group_id === null || readable.has(m.group_id)).map((m) => [m.id, m]));
   const groupPath = new Map(groups.map((g) => [g.id, g.full_path]));
   const projects = new Map([[e.info.project.id, e.info]]);
   return rows.map((r) => {
@@ -68,6 +75,8 @@ async function present(c: Ctx, e: Eventable, rows: EventRow[]): Promise<Array<Re
     }
     if (r.kind === 'state') return { ...head, source_commit: r.source_commit, source_merge_request_id: r.source_merge_request_id, state: r.state };
     const m = r.milestone_id === null ? undefined : milestoneById.get(r.milestone_id);
+    // A milestone of a group the caller may not see: the event is not theirs to read.
+    if (!m && r.milestone_id !== null && milestones.some((x) => x.id === r.milestone_id)) return null;
     return { ...head, milestone: m ? presentMilestone(m, c.base, projects, m.group_id === null ? null : (groupPath.get(m.group_id) ?? null)) : null, action: r.action, state: r.state };
   });
 }
