@@ -17,6 +17,7 @@ import { projectDeletionHooks } from './projects/create.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { charLength, toSentence } from './ruby-text.js';
 import { userDeletionHooks } from './users.js';
+import { removeReposWhenGone } from './repository/removal.js';
 
 export type SnippetRow = Selectable<SnippetsTable>;
 export const SNIPPET_VISIBILITIES = ['private', 'internal', 'public'] as const;
@@ -228,20 +229,6 @@ export async function deleteSnippet(app: AppContext, s: SnippetRow): Promise<voi
   await removeRepository(snippetRepoPath(app, s.id)).catch((err) => app.log.warn({ err, snippetId: s.id }, 'could not remove snippet repository'));
 }
 
-/** Removes the repositories of snippets whose rows are gone once the deleting transaction has committed (a rollback keeps both). */
-function removeWhenGone(app: AppContext, ids: number[], attempt = 0): void {
-  setTimeout(async () => {
-    try {
-      const left = new Set((await app.db.selectFrom('snippets').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
-      for (const id of ids) if (!left.has(id)) await removeRepository(snippetRepoPath(app, id)).catch(() => undefined);
-      const still = ids.filter((id) => left.has(id));
-      if (still.length && attempt < 20) removeWhenGone(app, still, attempt + 1);
-    } catch {
-      // The app may be closing: a leftover directory is harmless (named by an id never reused).
-    }
-  }, attempt === 0 ? 0 : 250);
-}
-
 let registered = false;
 
 /** A deleted project's snippets go with it; a deleted user's personal snippets too (their project snippets stay with the project). */
@@ -252,12 +239,12 @@ export function registerSnippetHooks(): void {
     const ids = (await trx.selectFrom('snippets').select('id').where('project_id', '=', projectId).execute()).map((r) => r.id);
     if (!ids.length) return;
     await trx.deleteFrom('snippets').where('id', 'in', ids).execute();
-    removeWhenGone(app, ids);
+    removeReposWhenGone(app, 'snippets', ids, (id) => snippetRepoPath(app, id));
   });
   userDeletionHooks.push(async function deletePersonalSnippets(app, trx, user) {
     const ids = (await trx.selectFrom('snippets').select('id').where('author_id', '=', user.id).where('project_id', 'is', null).execute()).map((r) => r.id);
     if (!ids.length) return;
     await trx.deleteFrom('snippets').where('id', 'in', ids).execute();
-    removeWhenGone(app, ids);
+    removeReposWhenGone(app, 'snippets', ids, (id) => snippetRepoPath(app, id));
   });
 }

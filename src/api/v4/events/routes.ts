@@ -6,9 +6,8 @@
 // (a page can be short), so the totals can count a few events the pages do not show.
 import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
-import { findUserById, findUserByUsername, findUserRefsByIds, isDbId, type UserRefRow } from '../../../db/repositories/users.js';
+import { findUserRefsByIds, type UserRefRow } from '../../../db/repositories/users.js';
 import type { EventsTable } from '../../../db/tables/events.js';
-import { notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { registerActivity } from '../../../services/activity.js';
@@ -24,7 +23,7 @@ import { repoFor } from '../../../services/merge-requests/git-ops.js';
 import { presentNote } from '../entities/note.js';
 import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs } from '../merge-requests/context.js';
-import { profileVisible } from '../projects/stars.js';
+import { profileVisible, userParam } from '../projects/stars.js';
 import { pathParam } from '../repository/common.js';
 
 type EventRow = Selectable<EventsTable>;
@@ -285,9 +284,7 @@ export function registerEventRoutes(app: FastifyInstance): void {
   );
   // GET /users/:id/events: a user's events (none when the caller may not read their profile).
   route(app, 'GET', '/users/:id/events', async function userEvents(c) {
-    const raw = pathParam(c, 'id');
-    const user = /^\d+$/.test(raw) && isDbId(Number(raw)) ? await findUserById(c.app.db, Number(raw)) : await findUserByUsername(c.app.db, raw);
-    if (!user) throw notFound('User');
+    const user = await userParam(c, 'id');
     if (!profileVisible(c, user)) {
       readFilters(c);
       return paginateOffset(c, c.app.db.selectFrom('events').selectAll().where('id', '<', 0).orderBy('id'));

@@ -55,9 +55,9 @@ async function starrers(c: Ctx) {
   return rows.map((r) => ({ starred_since: r.starred_since, user: presentUserBasic(r, { base: c.base }) }));
 }
 
-/** `:user_id`, a numeric id or a username; 404 `User Not Found`. */
-async function userParam(c: Ctx): Promise<UserRow> {
-  const raw = String(c.params.raw.user_id ?? '');
+/** `:user_id` (or another path parameter), a numeric id or a username; 404 `User Not Found`. */
+export async function userParam(c: Ctx, name = 'user_id'): Promise<UserRow> {
+  const raw = String(c.params.raw[name] ?? '');
   const user = /^\d+$/.test(raw) && isDbId(Number(raw)) ? await findUserById(c.app.db, Number(raw)) : await findUserByUsername(c.app.db, raw);
   if (!user) throw notFound('User');
   return user;

@@ -199,12 +199,17 @@ function blameCommit(commit: Commit) {
   };
 }
 
+/** A file's bytes as GitLab's raw routes send them: text or octet-stream, inline with its name (repository files, snippets). */
+export function sendInlineFile(c: Ctx, path: string, content: Buffer) {
+  const type = looksLikeText(content) ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+  c.header('Content-Disposition', `inline; filename="${fileName(path).replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName(path))}`);
+  return c.reply.code(200).type(type).send(content);
+}
+
 // GET /projects/:id/repository/files/:file_path/raw
 async function rawFile(c: Ctx) {
   const f = await readFileFor(c, false);
-  const type = looksLikeText(f.blob.content) ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-  c.header('Content-Disposition', `inline; filename="${fileName(f.path).replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName(f.path))}`);
-  return c.reply.code(200).type(type).send(f.blob.content);
+  return sendInlineFile(c, f.path, f.blob.content);
 }
 
 /** `content` decoded per `encoding` (text or base64). */

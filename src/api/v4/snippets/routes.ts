@@ -11,7 +11,7 @@ import { apiError, forbidden, notFound, paramError } from '../../../http/errors.
 import { paginateOffset } from '../../../http/pagination.js';
 import type { ParamHash, ParamValue } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
-import { AccessLevel } from '../../../services/access.js';
+import { AccessLevel, canReadProject } from '../../../services/access.js';
 import { membershipCondition, visibleCondition } from '../../../services/projects/list.js';
 import { effectiveAccess, findProject, fullPath, joinProjects, projectQueries, type FoundProject } from '../../../services/projects/lookup.js';
 import {
@@ -32,7 +32,7 @@ import {
   type SnippetVisibility,
 } from '../../../services/snippets.js';
 import { presentUserBasic } from '../entities/user.js';
-import { looksLikeText } from '../repository/files.js';
+import { sendInlineFile } from '../repository/files.js';
 import { integerPathParam, pathParam } from '../repository/common.js';
 
 type Projects = Map<number, SnippetProject>;
@@ -180,15 +180,9 @@ async function readableSnippet(c: Ctx, id: number, own = false): Promise<{ s: Sn
   const s = id > 0 ? await c.app.db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
   if (!s || (own && s.author_id !== c.user?.id)) throw notFound('Snippet');
   const p = s.project_id === null ? null : ((await loadProjects(c, [s], true)).get(s.project_id) ?? null);
-  if (p && !projectVisible(c.user, p)) throw notFound('Snippet');
+  if (p && !canReadProject(c.user, p.project, p.access)) throw notFound('Snippet');
   if (!canReadSnippet(c.user, s, p)) throw notFound('Snippet');
   return { s, p };
-}
-
-function projectVisible(user: UserRow | null, p: SnippetProject): boolean {
-  if (user?.is_admin || p.access >= AccessLevel.GUEST) return true;
-  if (p.project.visibility === 'public') return true;
-  return p.project.visibility === 'internal' && Boolean(user) && !user!.external;
 }
 
 /** Raw content of one file (GitLab serves it through Workhorse: text/plain, inline with the file's name). */
@@ -203,9 +197,7 @@ async function sendRaw(c: Ctx, s: SnippetRow, ref: string, path: string, missing
     throw err;
   }
   if (!blob) throw notFound('File');
-  const name = path.split('/').pop()!;
-  c.header('Content-Disposition', `inline; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
-  return c.reply.code(200).type(looksLikeText(blob.content) ? 'text/plain; charset=utf-8' : 'application/octet-stream').send(blob.content);
+  return sendInlineFile(c, path, blob.content);
 }
 
 /** `/files/:ref/:file_path/raw`: the file at a ref (`404 Reference Not Found`, `404 File Not Found`). */
