@@ -149,7 +149,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       done(err as Error, undefined);
     }
   });
-  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 20 * 1024 * 1024 } });
+  // File fields become Buffers in the body; their names are kept on the request (wiki attachments).
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: 20 * 1024 * 1024 },
+    async onFile(this: FastifyRequest, part) {
+      await part.toBuffer();
+      (this.lwUploadNames ??= {})[part.fieldname] = part.filename;
+    },
+  });
   // One preValidation hook for every request (callback-style: an async hook costs a promise per
   // request). Multipart fields get the same Rack nesting as query strings and form bodies
   // (`scopes[]`). GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any query, form

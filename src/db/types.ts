@@ -32,6 +32,7 @@ import type { CiVariablesTable } from './tables/ci-variables.js';
 import type { DeployTokensTable } from './tables/deploy-tokens.js';
 import type { EventsTable } from './tables/events.js';
 import type { SnippetsTable } from './tables/snippets.js';
+import type { WikiPageMetaTable } from './tables/wikis.js';
 import type { ResourceEventsTable } from './tables/resource-events.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
@@ -93,6 +94,7 @@ export interface DB {
   deploy_tokens: DeployTokensTable;
   events: EventsTable;
   snippets: SnippetsTable;
+  wiki_page_meta: WikiPageMetaTable;
   resource_events: ResourceEventsTable;
   environments: EnvironmentsTable;
 }

@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The form body as sent, set by the OAuth scope's content-type parser. */
     lwRawForm?: string;
+    /** The file names of a multipart body's file fields, by field (set by the multipart parser in app.ts). */
+    lwUploadNames?: Record<string, string>;
   }
 }
 

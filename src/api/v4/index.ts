@@ -24,6 +24,7 @@ import { registerReleaseRoutes } from './releases/routes.js';
 import { registerResourceEventRoutes } from './resource-events/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerSnippetRoutes } from './snippets/routes.js';
+import { registerWikiRoutes } from './wikis/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -57,6 +58,7 @@ export const apiModules: RouteModule[] = [
   registerResourceEventRoutes,
   registerSearchRoutes,
   registerSnippetRoutes,
+  registerWikiRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

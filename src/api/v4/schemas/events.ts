@@ -2,6 +2,7 @@
 import { Bool, Int, NInt, NStr, Str, nullable, obj, optional, Time } from './common.js';
 import { Note } from './merge-requests.js';
 import { UserBasic } from './users.js';
+import { WikiPageBasic } from './wikis.js';
 
 export const PushEventPayload = obj(
   {
@@ -28,7 +29,7 @@ export const Event = obj(
     author_id: Int(),
     target_title: NStr(),
     created_at: Time(),
-    ...optional({ note: Note, author: UserBasic, push_data: PushEventPayload }),
+    ...optional({ note: Note, author: UserBasic, wiki_page: nullable(WikiPageBasic), push_data: PushEventPayload }),
     imported: Bool(),
     imported_from: Str(),
     author_username: nullable(Str()),

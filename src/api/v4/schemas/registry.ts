@@ -49,6 +49,7 @@ import {
 } from './misc.js';
 import { Event } from './events.js';
 import { Snippet } from './snippets.js';
+import { WikiAttachment, WikiPage, WikiPageListEntry } from './wikis.js';
 import { ResourceLabelEvent, ResourceMilestoneEvent, ResourceStateEvent } from './resource-events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
@@ -144,6 +145,14 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /projects/:id/snippets/:snippet_id': empty,
   'GET /projects/:id/snippets/:snippet_id/raw': raw('a file of the snippet'),
   'GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw': raw('a file of the snippet'),
+
+  // wikis/routes.ts
+  'GET /projects/:id/wikis': list(WikiPageListEntry),
+  'GET /projects/:id/wikis/*': json(WikiPage),
+  'POST /projects/:id/wikis': json(WikiPage),
+  'PUT /projects/:id/wikis/*': json(WikiPage),
+  'DELETE /projects/:id/wikis/*': empty,
+  'POST /projects/:id/wikis/attachments': json(WikiAttachment),
 
   // events/routes.ts
   'GET /events': list(Event),

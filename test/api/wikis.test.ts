@@ -1,0 +1,236 @@
+// Project wikis: pages in the project's wiki repository as GitLab's wikis API serves them (titles,
+// slugs, formats, versions, front matter, attachments), who may read, write and delete, the
+// events and webhooks a change makes, the wiki cloned and pushed with git over HTTP, and
+// python-gitlab's and gitbeaker's calls.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Gitlab } from '@gitbeaker/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wikiRepoPath } from '../../src/services/wikis.js';
+import { git } from '../helpers/git.js';
+import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { addMember, closeServer, createProject } from './mr-helpers.js';
+
+let s: TestServer;
+type U = { id: number; username: string; token: string };
+let alice: U;
+let guest: U;
+let reporter: U;
+let dev: U;
+let maint: U;
+let outsider: U;
+let project: { id: number; path_with_namespace: string };
+const FULL = ['format', 'slug', 'title', 'wiki_page_meta_id', 'content', 'encoding', 'front_matter'];
+let work: string;
+
+const wikis = (p = project.id) => `/projects/${p}/wikis`;
+
+beforeAll(async () => {
+  s = await startServer();
+  alice = await s.createUser('wkalice');
+  guest = await s.createUser('wkguest');
+  reporter = await s.createUser('wkreporter');
+  dev = await s.createUser('wkdev');
+  maint = await s.createUser('wkmaint');
+  outsider = await s.createUser('wkoutsider');
+  project = await createProject(s, 'docs', { token: alice.token, visibility: 'private' });
+  await addMember(s, project.id, guest.id, 10);
+  await addMember(s, project.id, reporter.id, 20);
+  await addMember(s, project.id, dev.id, 30);
+  await addMember(s, project.id, maint.id, 40);
+  work = await mkdtemp(join(tmpdir(), 'lw-wiki-'));
+}, 60_000);
+
+afterAll(async () => {
+  await closeServer(s);
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('pages', () => {
+  it('an empty wiki lists no pages, and no repository is made by reading', async () => {
+    const r = await s.request('GET', wikis(), { token: alice.token });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual([]);
+    expect(existsSync(wikiRepoPath(s.app.lw, project.id))).toBe(false);
+  });
+
+  it("creates a page in GitLab's entity, its file in the wiki repository with GitLab's commit message", async () => {
+    const r = await s.request('POST', wikis(), { token: dev.token, json: { title: 'Getting Started', content: '# Hello\n\nWelcome.' } });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body)).toEqual(FULL);
+    expect(r.body).toMatchObject({ format: 'markdown', slug: 'Getting-Started', title: 'Getting Started', content: '# Hello\n\nWelcome.', encoding: 'UTF-8', front_matter: {} });
+    expect(typeof r.body.wiki_page_meta_id).toBe('number');
+    const repo = wikiRepoPath(s.app.lw, project.id);
+    expect(await git(repo, 'show', 'main:Getting-Started.md')).toBe('# Hello\n\nWelcome.');
+    expect((await git(repo, 'log', '-1', '--format=%s|%an', 'main')).trim()).toBe('wkdev created page: Getting Started|wkdev');
+  });
+
+  it('reads a page by slug ignoring case, by its title, URL-encoded or with its slashes', async () => {
+    await s.request('POST', wikis(), { token: dev.token, json: { title: 'guides/Deploy Steps', content: 'step 1', format: 'asciidoc' } });
+    for (const slug of ['Getting-Started', 'getting-started', 'Getting%20Started']) {
+      const r = await s.request('GET', `${wikis()}/${slug}`, { token: guest.token });
+      expect(r.status, slug).toBe(200);
+      expect(r.body.slug).toBe('Getting-Started');
+    }
+    for (const slug of ['guides%2FDeploy-Steps', 'guides/Deploy-Steps']) {
+      const r = await s.request('GET', `${wikis()}/${slug}`, { token: guest.token });
+      expect(r.status, slug).toBe(200);
+      expect(r.body).toMatchObject({ format: 'asciidoc', slug: 'guides/Deploy-Steps', title: 'Deploy Steps', content: 'step 1' });
+    }
+    expect(await git(wikiRepoPath(s.app.lw, project.id), 'show', 'main:guides/Deploy-Steps.asciidoc')).toBe('step 1');
+    const missing = await s.request('GET', `${wikis()}/nope`, { token: alice.token });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Wiki Page Not Found' });
+  });
+
+  it('lists pages by path with their meta ids, with content on request; not paginated', async () => {
+    const r = await s.request('GET', wikis(), { token: guest.token });
+    expect(r.body).toEqual([
+      { format: 'markdown', slug: 'Getting-Started', title: 'Getting Started', wiki_page_meta_id: expect.any(Number) },
+      { format: 'asciidoc', slug: 'guides/Deploy-Steps', title: 'Deploy Steps', wiki_page_meta_id: expect.any(Number) },
+    ]);
+    const again = await s.request('GET', wikis(), { token: guest.token });
+    expect(again.body.map((p: any) => p.wiki_page_meta_id)).toEqual(r.body.map((p: any) => p.wiki_page_meta_id));
+    const full = await s.request('GET', `${wikis()}?with_content=1`, { token: guest.token });
+    expect(Object.keys(full.body[0])).toEqual(FULL);
+    expect(full.body[1].content).toBe('step 1');
+    const bad = await s.request('GET', `${wikis()}?with_content=maybe`, { token: guest.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'with_content is invalid' });
+  });
+
+  it("refuses wrong input with GitLab's messages and changes nothing", async () => {
+    const repo = wikiRepoPath(s.app.lw, project.id);
+    const head = (await git(repo, 'rev-parse', 'main')).trim();
+    const cases: Array<[unknown, number, unknown]> = [
+      [{}, 400, { error: 'title is missing, content is missing' }],
+      [{ title: 'x' }, 400, { error: 'content is missing' }],
+      [{ title: 'x', content: 'y', format: 'html' }, 400, { error: 'format does not have a valid value' }],
+      [{ title: '   ', content: 'y' }, 400, { message: { title: ["can't be blank"] } }],
+      [{ title: '../..', content: 'y' }, 400, { message: { title: ["can't be blank"] } }],
+      [{ title: 'new', content: 'y' }, 400, { message: { title: ["'new' is a reserved name"] } }],
+      [{ title: 'x'.repeat(246), content: 'y' }, 400, { message: { title: ['exceeds the limit of 245 bytes'] } }],
+      [{ title: 'getting started', content: 'again' }, 400, { message: { base: ['Duplicate page: A page with that title already exists in the file getting-started.md'] } }],
+      [{ title: 'a/.git/b', content: 'y' }, 400, { message: { title: ['is invalid'] } }],
+    ];
+    for (const [json, status, body] of cases) {
+      const r = await s.request('POST', wikis(), { token: dev.token, json });
+      expect({ json, status: r.status, body: r.body }).toEqual({ json, status, body });
+    }
+    expect((await git(repo, 'rev-parse', 'main')).trim()).toBe(head);
+  });
+
+  it('normalises titles as GitLab: .. and a leading / go, spaces become dashes', async () => {
+    const r = await s.request('POST', wikis(), { token: dev.token, json: { title: '/notes/../ideas  /  big  one', content: 'x' } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ slug: 'ideas/big-one', title: 'big one' });
+  });
+
+  it('updates content, renames within the directory, moves with a path, changes the format; the meta id stays', async () => {
+    const before = (await s.request('GET', `${wikis()}/ideas%2Fbig-one`, { token: dev.token })).body;
+    const content = await s.request('PUT', `${wikis()}/ideas%2Fbig-one`, { token: dev.token, json: { content: 'bigger' } });
+    expect(content.status).toBe(200);
+    expect(content.body).toMatchObject({ slug: 'ideas/big-one', content: 'bigger', wiki_page_meta_id: before.wiki_page_meta_id });
+    const renamed = await s.request('PUT', `${wikis()}/ideas%2Fbig-one`, { token: dev.token, json: { title: 'Huge One' } });
+    expect(renamed.body).toMatchObject({ slug: 'ideas/Huge-One', title: 'Huge One', content: 'bigger', wiki_page_meta_id: before.wiki_page_meta_id });
+    const moved = await s.request('PUT', `${wikis()}/ideas%2FHuge-One`, { token: dev.token, json: { title: '/Top', format: 'org' } });
+    expect(moved.body).toMatchObject({ slug: 'Top', title: 'Top', format: 'org', wiki_page_meta_id: before.wiki_page_meta_id });
+    const repo = wikiRepoPath(s.app.lw, project.id);
+    expect(await git(repo, 'show', 'main:Top.org')).toBe('bigger');
+    expect((await git(repo, 'log', '-1', '--format=%s', 'main')).trim()).toBe('wkdev updated page: Top');
+    const taken = await s.request('PUT', `${wikis()}/Top`, { token: dev.token, json: { title: '/Getting Started' } });
+    expect(taken.status).toBe(400);
+    expect(taken.body).toEqual({ message: { base: ['There is already a page with the same title in that path.'] } });
+    const none = await s.request('PUT', `${wikis()}/Top`, { token: dev.token, json: {} });
+    expect(none.status).toBe(400);
+    expect(none.body).toEqual({ error: 'content, title, format are missing, at least one parameter must be provided' });
+    const gone = await s.request('PUT', `${wikis()}/nope`, { token: dev.token, json: { content: 'x' } });
+    expect(gone.status).toBe(404);
+  });
+
+  it('reads an older version and renders HTML on request; front matter is parsed and written', async () => {
+    const repo = wikiRepoPath(s.app.lw, project.id);
+    const first = (await git(repo, 'rev-list', '--reverse', 'main')).split('\n')[0]!;
+    const old = await s.request('GET', `${wikis()}/Getting-Started?version=${first}`, { token: guest.token });
+    expect(old.status).toBe(200);
+    expect(old.body.content).toBe('# Hello\n\nWelcome.');
+    expect((await s.request('GET', `${wikis()}/Top?version=${first}`, { token: guest.token })).status).toBe(404);
+    expect((await s.request('GET', `${wikis()}/Top?version=main~1`, { token: guest.token })).body).toEqual({ message: '404 Wiki Page Not Found' });
+    const html = await s.request('GET', `${wikis()}/Top?render_html=true`, { token: guest.token });
+    expect(html.body.content).toBe('<p dir="auto">bigger</p>');
+    const fm = await s.request('POST', wikis(), { token: dev.token, json: { title: 'With Meta', content: '---\ntags: [a, b]\n---\nBody', front_matter: { title: 'Shown' } } });
+    expect(fm.status).toBe(201);
+    expect(fm.body.front_matter).toEqual({ tags: ['a', 'b'], title: 'Shown' });
+    expect(fm.body.content).toMatch(/^---\n[\s\S]*title: Shown\n---\nBody$/);
+  });
+
+  it('uploads an attachment into the wiki repository', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('PNGDATA')]), 'my shot.png');
+    const r = await fetch(`${s.url}/api/v4${wikis()}/attachments`, { method: 'POST', headers: { 'PRIVATE-TOKEN': dev.token }, body: form });
+    expect(r.status).toBe(201);
+    const body = (await r.json()) as any;
+    expect(body).toMatchObject({ file_name: 'my_shot.png', branch: 'main' });
+    expect(body.file_path).toMatch(/^uploads\/[0-9a-f]{32}\/my_shot\.png$/);
+    expect(body.link).toEqual({ url: body.file_path, markdown: `![my_shot](${body.file_path})` });
+    expect(await git(wikiRepoPath(s.app.lw, project.id), 'show', `main:${body.file_path}`)).toBe('PNGDATA');
+    const missing = await s.request('POST', `${wikis()}/attachments`, { token: dev.token, json: {} });
+    expect(missing.body).toEqual({ error: 'file is missing' });
+    const asText = await s.request('POST', `${wikis()}/attachments`, { token: dev.token, json: { file: 'x' } });
+    expect(asText.body).toEqual({ error: 'file is invalid' });
+  });
+
+  it('deletes a page (Maintainers), keeping its meta for its events', async () => {
+    const r = await s.request('POST', wikis(), { token: dev.token, json: { title: 'Scratch', content: 'tmp' } });
+    expect((await s.request('DELETE', `${wikis()}/Scratch`, { token: dev.token })).status).toBe(403);
+    const del = await s.request('DELETE', `${wikis()}/Scratch`, { token: maint.token });
+    expect(del.status).toBe(204);
+    expect((await s.request('GET', `${wikis()}/Scratch`, { token: maint.token })).status).toBe(404);
+    expect((await s.request('DELETE', `${wikis()}/Scratch`, { token: maint.token })).status).toBe(404);
+    const again = await s.request('POST', wikis(), { token: dev.token, json: { title: 'Scratch', content: 'back' } });
+    expect(again.body.wiki_page_meta_id).toBe(r.body.wiki_page_meta_id);
+  });
+});
+
+describe('access', () => {
+  it('Guests read, Reporters cannot write, outsiders and anonymous callers do not see a private project', async () => {
+    expect((await s.request('GET', wikis(), { token: guest.token })).status).toBe(200);
+    for (const u of [guest, reporter]) {
+      const r = await s.request('POST', wikis(), { token: u.token, json: { title: 'No', content: 'no' } });
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({ message: '403 Forbidden' });
+      expect((await s.request('PUT', `${wikis()}/Top`, { token: u.token, json: { content: 'no' } })).status).toBe(403);
+    }
+    expect((await s.request('GET', wikis(), { token: outsider.token })).status).toBe(404);
+    const anon = await s.request('GET', wikis(), { token: null });
+    expect(anon.status).toBe(404);
+    expect(anon.body).toEqual({ message: '404 Project Not Found' });
+  });
+
+  it('a public project: anyone reads, nobody but members writes; a private or disabled wiki closes', async () => {
+    const pub = await createProject(s, 'pubwiki', { token: alice.token, visibility: 'public' });
+    await s.request('POST', wikis(pub.id), { token: alice.token, json: { title: 'home', content: 'hi' } });
+    expect((await s.request('GET', `${wikis(pub.id)}/home`, { token: null })).status).toBe(200);
+    expect((await s.request('GET', `${wikis(pub.id)}/home`, { token: outsider.token })).status).toBe(200);
+    expect((await s.request('POST', wikis(pub.id), { token: outsider.token, json: { title: 'x', content: 'y' } })).status).toBe(403);
+    expect((await s.request('POST', wikis(pub.id), { token: null, json: { title: 'x', content: 'y' } })).status).toBe(403);
+    await s.request('PUT', `/projects/${pub.id}`, { token: alice.token, json: { wiki_access_level: 'private' } });
+    expect((await s.request('GET', wikis(pub.id), { token: outsider.token })).status).toBe(403);
+    expect((await s.request('GET', wikis(pub.id), { token: alice.token })).status).toBe(200);
+    await s.request('PUT', `/projects/${pub.id}`, { token: alice.token, json: { wiki_access_level: 'disabled' } });
+    expect((await s.request('GET', wikis(pub.id), { token: alice.token })).status).toBe(403);
+    expect((await s.request('GET', wikis(pub.id))).status).toBe(403);
+  });
+
+  it('an archived project reads but never writes', async () => {
+    const arch = await createProject(s, 'archwiki', { token: alice.token });
+    await s.request('POST', wikis(arch.id), { token: alice.token, json: { title: 'home', content: 'hi' } });
+    await s.request('POST', `/projects/${arch.id}/archive`, { token: alice.token });
+    expect((await s.request('GET', `${wikis(arch.id)}/home`, { token: alice.token })).status).toBe(200);
+    expect((await s.request('PUT', `${wikis(arch.id)}/home`, { token: alice.token, json: { content: 'x' } })).status).toBe(403);
+    expect((await s.request('DELETE', `${wikis(arch.id)}/home`, { token: alice.token })).status).toBe(403);
+  });
+});
