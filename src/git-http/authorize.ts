@@ -7,10 +7,11 @@ import { canReadRepository } from '../services/repository/project-repo.js';
 import { collaborationBranches } from '../services/projects/collaboration.js';
 import { deployTokenReaches } from '../services/deploy-tokens.js';
 import { hasScope, READ_SCOPES, WRITE_SCOPES, type GitCaller } from './credentials.js';
+import { canDownloadWiki, canWriteWiki } from '../services/wikis.js';
 
 export type GitDecision =
   /** `collaboration`: the only branches the caller may push to (a fork's source branches whose merge requests allow collaboration). */
-  | { allow: true; project: ProjectRow; namespace: NamespaceRow; access: number; collaboration?: string[] }
+  | { allow: true; project: ProjectRow; namespace: NamespaceRow; access: number; collaboration?: string[]; wiki?: true }
   | { allow: false; status: 401 | 403 | 404; message: string };
 
 const NOT_FOUND = "The project you were looking for could not be found or you don't have permission to view it.";
@@ -48,11 +49,14 @@ export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath:
       ? deny(403, PUSH_DENIED)
       : deny(401, ACCESS_DENIED);
   }
-  const id = await projectIdForPath(app, fullPath);
+  let id = await projectIdForPath(app, fullPath);
+  // `<project>.wiki`: the project's wiki repository.
+  const wiki = id === null && fullPath.toLowerCase().endsWith('.wiki') && (id = await projectIdForPath(app, fullPath.slice(0, -'.wiki'.length))) !== null;
   const found = id === null ? null : await loadProjectById(app.db, id);
   if (!found) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
   const access = await effectiveAccess(app.db, user, found.project, found.namespace);
   if (!canReadProject(user, found.project, access)) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
+  if (wiki) return authorizeWiki(user, { project: found.project, namespace: found.namespace, access }, rpc);
   // Seeing the project is not reading its code (a Guest of a private project): GitLab's 403.
   if (!canReadRepository(found.project, user, access)) {
     if (anonymous) return deny(401, ACCESS_DENIED);
@@ -69,6 +73,18 @@ export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath:
     }
   }
   return { allow: true, project: found.project, namespace: found.namespace, access };
+}
+
+/** GitLab's GitAccessWiki: download_wiki_code to clone, create_wiki to push (no protected branches). */
+function authorizeWiki(user: Parameters<typeof canWriteWiki>[0], p: { project: ProjectRow; namespace: NamespaceRow; access: number }, rpc: 'upload-pack' | 'receive-pack'): GitDecision {
+  const deny = (status: 401 | 403, message: string): GitDecision => ({ allow: false, status, message });
+  if (!canDownloadWiki(user, p)) return user ? deny(403, rpc === 'receive-pack' ? PUSH_DENIED : 'You are not allowed to download code from this project.') : deny(401, ACCESS_DENIED);
+  if (rpc === 'receive-pack') {
+    if (!user) return deny(401, ACCESS_DENIED);
+    if (p.project.archived) return deny(403, 'You are not allowed to push code to an archived project.');
+    if (!canWriteWiki(user, p)) return deny(403, 'You are not allowed to write to this project\'s wiki.');
+  }
+  return { allow: true, ...p, wiki: true };
 }
 
 /**

@@ -15,6 +15,7 @@ import { pushPolicy } from './push-policy.js';
 import { preparePush, type PreparedPush } from '../git/pre-receive-hook.js';
 import { baseUrl } from '../http/route.js';
 import { deployTokenUsername } from '../services/deploy-tokens.js';
+import { afterWikiPush, wikiRepository } from '../services/wikis.js';
 
 const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
   { method: 'GET', suffix: '/info/refs' },
@@ -74,7 +75,7 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
     const headers: Record<string, string> = decision.status === 401 ? { 'WWW-Authenticate': 'Basic realm="GitLab"' } : {};
     return sendText(reply, decision.status, decision.message, headers);
   }
-  const repo = await openRepository(app, decision.project.id);
+  const repo = decision.wiki ? (await wikiRepository(app, decision.project.id, true))! : await openRepository(app, decision.project.id);
   const pushing = parsed.service === 'receive-pack';
   const before = pushing ? await readRefs(repo.path) : null;
   const userId = caller.kind === 'user' ? caller.user.id : null;
@@ -82,7 +83,7 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   if (caller.kind === 'user') options.remoteUser = caller.user.username;
   else if (caller.kind === 'deploy_token') options.remoteUser = deployTokenUsername(caller.token);
   let prepared: PreparedPush | null = null;
-  if (before) {
+  if (before && !decision.wiki) {
     // Protected branches and tags: the pre-receive hook applies what this pusher may do.
     const user = caller.kind === 'user' ? caller.user : null;
     const policy = await pushPolicy(app, baseUrl(app, req), decision, user, before);
@@ -97,7 +98,9 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   }
   if (before) {
     const projectId = decision.project.id;
-    options.beforeEnd = () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));
+    options.beforeEnd = decision.wiki
+      ? () => afterWikiPush(app, projectId, userId, before).catch((err) => req.log.error({ err }, 'after-push processing failed'))
+      : () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));
   }
   reply.hijack();
   try {

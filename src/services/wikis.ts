@@ -17,6 +17,7 @@ import type { UserRow } from '../db/repositories/users.js';
 import { repoPathProblem } from '../git/paths.js';
 import { catFileBatch, catFileCheck } from '../git/objects.js';
 import { randomBytes } from 'node:crypto';
+import { runGit } from '../git/exec.js';
 import { GitRepository, initBareRepository, isGitError } from '../git/repository.js';
 import type { FileAction } from '../git/write.js';
 import { apiError, forbidden } from '../http/errors.js';
@@ -522,6 +523,48 @@ export async function uploadAttachment(ctx: WikiChangeContext, file: { name: str
     const markdown = MEDIA.test(name) ? `![${stem}](${path})` : `[${name.replace(/\]/g, '\\]')}](${path})`;
     return { file_name: name, file_path: path, branch: target, link: { url: path, markdown } };
   });
+}
+
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+/** Git::WikiPushService's limit of changes a push records. */
+const PUSH_CHANGES_LIMIT = 100;
+
+/**
+ * After a push to the wiki repository (Git::WikiPushService): an event for each page the push
+ * added (`created`), changed (`updated`) or removed (`destroyed`) on the default branch, at most
+ * 100. A wiki whose HEAD names no branch yet takes `main`, or the first branch pushed.
+ */
+export async function afterWikiPush(app: AppContext, projectId: number, userId: number | null, before: Map<string, string>): Promise<void> {
+  const repo = await wikiRepository(app, projectId, false);
+  if (!repo) return;
+  const after = await repo.readRefs(['refs/heads/']);
+  let branch = await branchOf(repo);
+  if (!after.has(`refs/heads/${branch}`)) {
+    const names = [...after.keys()].map((r) => r.slice('refs/heads/'.length)).sort();
+    const pick = names.includes(WIKI_DEFAULT_BRANCH) ? WIKI_DEFAULT_BRANCH : names[0];
+    if (!pick) return;
+    await repo.setHead(pick);
+    branch = pick;
+  }
+  const ref = `refs/heads/${branch}`;
+  const from = before.get(ref) ?? EMPTY_TREE;
+  const to = after.get(ref);
+  if (!to || from === to || userId === null) return;
+  const out = (await runGit(['diff-tree', '-r', '--no-renames', '-z', '--name-status', from, to], { gitDir: repo.path })).stdout.toString('utf8');
+  const parts = out.split('\0');
+  const changed: Array<{ page: WikiPage; action: 'created' | 'updated' | 'destroyed' }> = [];
+  for (let i = 0; i + 1 < parts.length && changed.length < PUSH_CHANGES_LIMIT; i += 2) {
+    const page = pageOfFile(parts[i + 1]!, '');
+    if (!page) continue;
+    const status = parts[i]![0];
+    changed.push({ page, action: status === 'A' ? 'created' : status === 'D' ? 'destroyed' : 'updated' });
+  }
+  if (!changed.length) return;
+  const ids = await metaIds(app, projectId, changed.map((c) => c.page));
+  await recordEvents(
+    app,
+    changed.map((c) => ({ projectId, authorId: userId, action: c.action, targetType: 'WikiPage::Meta', targetId: ids.get(c.page.slug)! })),
+  );
 }
 
 /** Refuses a write the caller may not make: 403 (the caller sees the project). */

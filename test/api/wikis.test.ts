@@ -2,13 +2,15 @@
 // slugs, formats, versions, front matter, attachments), who may read, write and delete, the
 // events and webhooks a change makes, the wiki cloned and pushed with git over HTTP, and
 // python-gitlab's and gitbeaker's calls.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wikiRepoPath } from '../../src/services/wikis.js';
+import { deliveriesSettled } from '../../src/services/webhooks/dispatch.js';
 import { git } from '../helpers/git.js';
 import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -25,11 +27,25 @@ let outsider: U;
 let project: { id: number; path_with_namespace: string };
 const FULL = ['format', 'slug', 'title', 'wiki_page_meta_id', 'content', 'encoding', 'front_matter'];
 let work: string;
+let receiver: Server;
+let hookBase: string;
+let received: Array<{ headers: IncomingHttpHeaders; body: any }> = [];
 
 const wikis = (p = project.id) => `/projects/${p}/wikis`;
 
 beforeAll(async () => {
-  s = await startServer();
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.writeHead(200).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const addr = receiver.address();
+  hookBase = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  s = await startServer({ LABWRIGHT_WEBHOOK_ALLOW_LOCAL: 'true' });
   alice = await s.createUser('wkalice');
   guest = await s.createUser('wkguest');
   reporter = await s.createUser('wkreporter');
@@ -46,6 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeServer(s);
+  await new Promise((r) => receiver?.close(r));
   await rm(work, { recursive: true, force: true });
 });
 
@@ -232,5 +249,126 @@ describe('access', () => {
     expect((await s.request('GET', `${wikis(arch.id)}/home`, { token: alice.token })).status).toBe(200);
     expect((await s.request('PUT', `${wikis(arch.id)}/home`, { token: alice.token, json: { content: 'x' } })).status).toBe(403);
     expect((await s.request('DELETE', `${wikis(arch.id)}/home`, { token: alice.token })).status).toBe(403);
+  });
+});
+
+describe('git, events, webhooks and clients', () => {
+  const remote = (u: U, path: string) => {
+    const url = new URL(s.url);
+    return `${url.protocol}//${u.username}:${u.token}@${url.host}/${path}.wiki.git`;
+  };
+
+  it('clones the wiki over HTTP, pushes pages (Developers), and the API and events see them', async () => {
+    const dir = join(work, 'wiki');
+    await git(work, 'clone', '-q', remote(dev, project.path_with_namespace), dir);
+    expect((await git(dir, 'ls-files')).split('\n')).toContain('Getting-Started.md');
+    await writeFile(join(dir, 'From-Git.md'), 'pushed page\n');
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'Add a page');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:main');
+    const page = await s.request('GET', `${wikis()}/From-Git`, { token: guest.token });
+    expect(page.body).toMatchObject({ slug: 'From-Git', title: 'From Git', content: 'pushed page\n' });
+    await s.request('POST', wikis(), { token: dev.token, json: { title: 'Ephemeral', content: 'x' } });
+    await s.request('DELETE', `${wikis()}/Ephemeral`, { token: maint.token });
+    await git(dir, 'pull', '-q', 'origin', 'main');
+    await writeFile(join(dir, 'Second-Push.md'), 'later\n');
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'Another page');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:main');
+    const events = await s.request('GET', `/projects/${project.id}/events?target_type=wiki&per_page=100`, { token: alice.token });
+    expect(events.status).toBe(200);
+    expect(events.body[0]).toMatchObject({ action_name: 'created', target_title: 'Second Push' });
+    const newest = events.body.find((e: any) => e.target_title === 'From Git');
+    expect(newest).toMatchObject({ action_name: 'created', target_type: 'WikiPage::Meta', target_id: page.body.wiki_page_meta_id, target_iid: page.body.wiki_page_meta_id, target_title: 'From Git', author_username: 'wkdev' });
+    expect(newest.wiki_page).toEqual({ format: 'markdown', slug: 'From-Git', title: 'From Git', wiki_page_meta_id: page.body.wiki_page_meta_id });
+    expect(Object.keys(newest).indexOf('wiki_page')).toBe(Object.keys(newest).indexOf('author') + 1);
+    // API changes are events too; a deleted page's event names it with wiki_page null.
+    const actions = events.body.map((e: any) => e.action_name);
+    expect(actions).toContain('updated');
+    expect(actions).toContain('destroyed');
+    expect(events.body.find((e: any) => e.action_name === 'destroyed' && e.target_title === 'Ephemeral')?.wiki_page).toBeNull();
+  });
+
+  it('refuses clones and pushes to whoever may not (Guests of a private project, Reporters pushing)', async () => {
+    const failing = async (u: U, ...args: string[]) => {
+      try {
+        await git(work, ...args);
+        return '';
+      } catch (err) {
+        return String((err as { stderr?: string }).stderr ?? err);
+      }
+    };
+    expect(await failing(guest, 'clone', '-q', remote(guest, project.path_with_namespace), join(work, 'g'))).toMatch(/You are not allowed to download code from this project/);
+    const dir = join(work, 'rep');
+    await git(work, 'clone', '-q', remote(reporter, project.path_with_namespace), dir);
+    await git(dir, 'commit', '-q', '--allow-empty', '-m', 'no');
+    let err = '';
+    try {
+      await git(dir, 'push', '-q', 'origin', 'HEAD:main');
+    } catch (e) {
+      err = String((e as { stderr?: string }).stderr ?? e);
+    }
+    expect(err).toMatch(/You are not allowed to write to this project's wiki/);
+    expect(await failing(outsider, 'clone', '-q', remote(outsider, project.path_with_namespace), join(work, 'o'))).toMatch(/could not be found/);
+  });
+
+  it('sends Wiki Page Hooks', async () => {
+    const hook = await s.request('POST', `/projects/${project.id}/hooks`, { token: alice.token, json: { url: `${hookBase}/wiki`, wiki_page_events: true, push_events: false } });
+    expect(hook.status).toBe(201);
+    await deliveriesSettled(s.app.lw);
+    received = [];
+    await s.request('POST', wikis(), { token: dev.token, json: { title: 'Hooked', content: 'hi', message: 'Custom message' } });
+    await deliveriesSettled(s.app.lw);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers['x-gitlab-event']).toBe('Wiki Page Hook');
+    const body = received[0]!.body;
+    expect(Object.keys(body)).toEqual(['object_kind', 'user', 'project', 'wiki', 'object_attributes']);
+    expect(body.wiki).toMatchObject({ web_url: `${s.url}/${project.path_with_namespace}/-/wikis`, git_http_url: `${s.url}/${project.path_with_namespace}.wiki.git`, path_with_namespace: `${project.path_with_namespace}.wiki`, default_branch: 'main' });
+    expect(body.object_attributes).toMatchObject({ title: 'Hooked', content: 'hi', format: 'markdown', message: 'Custom message', slug: 'Hooked', url: `${s.url}/${project.path_with_namespace}/-/wikis/Hooked`, action: 'create' });
+    expect(body.object_attributes.diff_url).toBe(`${body.object_attributes.url}/diff?version_id=${body.object_attributes.version_id}`);
+  });
+
+  it("python-gitlab's and gitbeaker's wiki calls", async () => {
+    const api = new Gitlab({ host: s.url, token: dev.token });
+    const created: any = await api.ProjectWikis.create(project.id, 'From gitbeaker', 'dir/Beaker Page', { format: 'markdown' });
+    expect(created).toMatchObject({ slug: 'dir/Beaker-Page', title: 'Beaker Page' });
+    const shown: any = await api.ProjectWikis.show(project.id, 'dir/Beaker-Page');
+    expect(shown.content).toBe('From gitbeaker');
+    await api.ProjectWikis.edit(project.id, 'dir/Beaker-Page', { content: 'Edited' });
+    const all: any[] = await api.ProjectWikis.all(project.id, { withContent: true });
+    expect(all.find((p) => p.slug === 'dir/Beaker-Page')?.content).toBe('Edited');
+    await new Gitlab({ host: s.url, token: maint.token }).ProjectWikis.remove(project.id, 'dir/Beaker-Page');
+    expect((await s.request('GET', `${wikis()}/dir%2FBeaker-Page`, { token: dev.token })).status).toBe(404);
+
+    if (!(await hasPythonGitlab())) return;
+    const script = `
+import gitlab, json, sys
+gl = gitlab.Gitlab(sys.argv[1], private_token=sys.argv[2])
+p = gl.projects.get(int(sys.argv[3]))
+page = p.wikis.create({'title': 'Py Page', 'content': 'from python'})
+page.content = 'changed'
+page.save()
+again = p.wikis.get('Py-Page')
+# python-gitlab 3.x (Debian's) has no wikis.upload: its multipart upload through http_post.
+up = gl.http_post('/projects/%d/wikis/attachments' % p.id, files={'file': ('notes.txt', b'attached')})
+print(json.dumps({'slug': page.slug, 'content': again.content, 'titles': [w.title for w in p.wikis.list(get_all=True)], 'upload': up}))
+`;
+    const { stdout } = await runPython(PYTHON, ['-c', script, s.url, dev.token, String(project.id)]);
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ slug: 'Py-Page', content: 'changed' });
+    expect(out.titles).toContain('Py Page');
+    expect(out.upload).toMatchObject({ file_name: 'notes.txt', link: { markdown: expect.stringMatching(/^\[notes\.txt\]\(uploads\/[0-9a-f]{32}\/notes\.txt\)$/) } });
+  });
+
+  it('a deleted project takes its wiki repository and metas with it', async () => {
+    const gone = await createProject(s, 'gonewiki', { token: alice.token });
+    await s.request('POST', wikis(gone.id), { token: alice.token, json: { title: 'home', content: 'bye' } });
+    const path = wikiRepoPath(s.app.lw, gone.id);
+    expect(existsSync(path)).toBe(true);
+    expect((await s.request('DELETE', `/projects/${gone.id}`, { token: alice.token })).status).toBe(202);
+    for (let i = 0; i < 50 && existsSync(path); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(path)).toBe(false);
+    const left = await s.app.lw.db.selectFrom('wiki_page_meta').select('id').where('project_id', '=', gone.id).execute();
+    expect(left).toEqual([]);
   });
 });

@@ -25,6 +25,9 @@ import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs } from '../merge-requests/context.js';
 import { profileVisible, userParam } from '../projects/stars.js';
 import { pathParam } from '../repository/common.js';
+import { canReadWiki, listPages, wikiRepository, type WikiPage } from '../../../services/wikis.js';
+
+const WIKI = 'WikiPage::Meta';
 
 type EventRow = Selectable<EventsTable>;
 type Source = { kind: 'project'; projectId: number } | { kind: 'user'; userId: number } | { kind: 'member'; userId: number };
@@ -96,6 +99,8 @@ interface Loaded {
   /** Titles of the commits commented on, by `projectId:sha`. */
   commits: Map<string, string>;
   users: Map<number, UserRefRow>;
+  /** Wiki page metas, and the page each names now (null when it is gone). */
+  wikiMetas: Map<number, { id: number; title: string; page: WikiPage | null }>;
 }
 
 function idsOf(rows: EventRow[], types: (t: string | null) => boolean): number[] {
@@ -117,6 +122,7 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
   const issueIds = [...new Set([...idsOf(rows, (t) => t === 'Issue'), ...noteables('Issue')])];
   const mrIds = [...new Set([...idsOf(rows, (t) => t === 'MergeRequest'), ...noteables('MergeRequest')])];
   const milestoneIds = idsOf(rows, (t) => t === 'Milestone');
+  const wikiMetas = await loadWikiMetas(c, idsOf(rows, (t) => t === WIKI));
   const [issues, mrs, milestones] = await Promise.all([
     issueIds.length ? db.selectFrom('issues').select(['id', 'iid', 'title', 'confidential', 'author_id']).where('id', 'in', issueIds).execute() : [],
     mrIds.length ? db.selectFrom('merge_requests').select(['id', 'iid', 'title']).where('id', 'in', mrIds).execute() : [],
@@ -146,7 +152,24 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
     notes: new Map(notes.map((n) => [n.id, n])),
     commits,
     users,
+    wikiMetas,
   };
+}
+
+/** The metas of the page's wiki events and their pages (one listing per wiki). */
+async function loadWikiMetas(c: Ctx, ids: number[]): Promise<Loaded['wikiMetas']> {
+  const out: Loaded['wikiMetas'] = new Map();
+  if (!ids.length) return out;
+  const metas = await c.app.db.selectFrom('wiki_page_meta').select(['id', 'project_id', 'title', 'canonical_slug']).where('id', 'in', ids).execute();
+  const byProject = new Map<number, WikiPage[]>();
+  for (const projectId of new Set(metas.map((m) => m.project_id))) {
+    byProject.set(projectId, await listPages(await wikiRepository(c.app, projectId, false)).catch(() => []));
+  }
+  for (const m of metas) {
+    const page = m.canonical_slug === null ? undefined : byProject.get(m.project_id)?.find((p) => p.slug === m.canonical_slug);
+    out.set(m.id, { id: m.id, title: m.title, page: page ?? null });
+  }
+  return out;
 }
 
 /** Event#visible_to_user?: what the caller may read of the event's target (the project itself is visible already). */
@@ -166,6 +189,7 @@ function visible(c: Ctx, e: EventRow, l: Loaded): boolean {
   if (e.target_type === 'MergeRequest') return l.mrs.has(e.target_id!) && canReadMrs(c, p, p.access);
   // read_milestone on the milestone: none once it is deleted (its destroyed event included).
   if (e.target_type === 'Milestone') return l.milestones.has(e.target_id!) && (canReadIssues(user, p, p.access) || canReadMrs(c, p, p.access));
+  if (e.target_type === WIKI) return canReadWiki(user, p);
   if (NOTE_TYPES.has(e.target_type)) {
     const note = l.notes.get(e.target_id!);
     if (!note) return false;
@@ -178,6 +202,8 @@ function visible(c: Ctx, e: EventRow, l: Loaded): boolean {
 
 /** Event#action_name. */
 function actionName(e: EventRow): string {
+  // A wiki page's events are named by their action (created, updated, destroyed).
+  if (e.target_type === WIKI) return e.action;
   switch (e.action) {
     case 'pushed':
       return e.push_action === 'created' ? 'pushed new' : e.push_action === 'removed' ? 'deleted' : 'pushed to';
@@ -211,6 +237,7 @@ function targetOf(e: EventRow, l: Loaded): { iid: number | null; title: string |
   if (t) return { iid: t.iid, title: t.title };
   // A project has no iid; its title is its name.
   if (e.target_type === 'Project') return { iid: e.target_id, title: l.projects.get(e.target_id)?.project.name ?? null };
+  if (e.target_type === WIKI) return { iid: e.target_id, title: l.wikiMetas.get(e.target_id)?.title ?? null };
   if (e.target_type !== null && NOTE_TYPES.has(e.target_type)) {
     // A note has no iid (the event shows its id) and its title is its noteable's.
     const note = l.notes.get(e.target_id);
@@ -223,6 +250,13 @@ function targetOf(e: EventRow, l: Loaded): { iid: number | null; title: string |
 
 function noteableIid(note: NoteRow, l: Loaded): number | null {
   return (note.noteable_type === 'Issue' ? l.issues.get(note.noteable_id)?.iid : note.noteable_type === 'MergeRequest' ? l.mrs.get(note.noteable_id)?.iid : undefined) ?? null;
+}
+
+/** The event's page as Entities::WikiPageBasic, null once it is gone. */
+function wikiPageOf(e: EventRow, l: Loaded): Record<string, unknown> | null {
+  const meta = e.target_id === null ? undefined : l.wikiMetas.get(e.target_id);
+  if (!meta?.page) return null;
+  return { format: meta.page.format, slug: meta.page.slug, title: meta.page.title, wiki_page_meta_id: meta.id };
 }
 
 /** Entities::Event, in GitLab's field order. */
@@ -242,6 +276,7 @@ function presentEvent(c: Ctx, e: EventRow, l: Loaded): Record<string, unknown> {
     created_at: e.created_at,
     ...(note ? { note: presentNote(note, { base: c.base, users: l.users, noteableIid: noteableIid(note, l) }) } : {}),
     ...(author ? { author: presentUserBasic(author, { base: c.base }) } : {}),
+    ...(e.target_type === WIKI ? { wiki_page: wikiPageOf(e, l) } : {}),
     imported: false,
     imported_from: 'none',
     ...(e.action === 'pushed'
