@@ -179,7 +179,8 @@ function validateTitle(title: string, slug: string): void {
     if (Buffer.byteLength(name) > MAX_TITLE_BYTES) problems.push(`exceeds the limit of ${MAX_TITLE_BYTES} bytes`);
     for (const dir of segments) if (Buffer.byteLength(dir) > MAX_DIRECTORY_BYTES) problems.push(`exceeds the limit of ${MAX_DIRECTORY_BYTES} bytes for directory name "${dir}"`);
     if (RESERVED.includes(title.trim().toLowerCase())) problems.push(`'${title.trim()}' is a reserved name`);
-    if (!problems.length && repoPathProblem(`${slug}.md`)) problems.push('is invalid');
+    // Control characters make file names no tool shows well: refused with what git itself refuses.
+    if (!problems.length && (repoPathProblem(`${slug}.md`) || /[\x00-\x1f\x7f]/.test(slug))) problems.push('is invalid');
   }
   if (problems.length) throw apiError(400, { title: problems });
 }

@@ -212,6 +212,48 @@ describe('pages', () => {
   });
 });
 
+describe('odd input', () => {
+  it('odd slugs, versions, titles and branches are 4xx, never 500, and change nothing', async () => {
+    const repo = wikiRepoPath(s.app.lw, project.id);
+    const head = (await git(repo, 'rev-parse', 'main')).trim();
+    const slugs = ['..%2F..%2Fetc', '%2E%2E', 'a%0Ab', '%E2%80%AE', 'x'.repeat(5000), 'dir%2F', '%20', 'Top%00', '.git%2Fconfig', 'uploads'];
+    for (const slug of slugs) {
+      for (const [method, json] of [['GET', undefined], ['PUT', { content: 'x', title: '../' }], ['DELETE', undefined]] as const) {
+        const r = await s.request(method, `${wikis()}/${slug}`, { token: maint.token, ...(json ? { json } : {}) });
+        expect(r.status, `${method} ${slug.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
+        expect(r.status, `${method} ${slug.slice(0, 40)}`).toBeLessThan(500);
+      }
+    }
+    for (const q of ['version=main', 'version=%00', `version=${'f'.repeat(64)}`, 'render_html=maybe', 'version[]=1']) {
+      const r = await s.request('GET', `${wikis()}/Top?${q}`, { token: maint.token });
+      expect(r.status, q).toBeGreaterThanOrEqual(400);
+      expect(r.status, q).toBeLessThan(500);
+    }
+    const bodies: unknown[] = [
+      { title: ['a'], content: 'x' },
+      { title: { a: 1 }, content: 'x' },
+      { title: 'ok', content: { a: 1 } },
+      { title: 'ok', content: 'x', front_matter: 'str' },
+      { title: 'a\u0001b', content: 'x' },
+      { title: 'x/'.repeat(2100) + 'y', content: 'x' },
+      { title: 'ok', content: 'x', format: ['markdown'] },
+    ];
+    for (const json of bodies) {
+      const r = await s.request('POST', wikis(), { token: maint.token, json });
+      expect(r.status, JSON.stringify(json).slice(0, 80)).toBeGreaterThanOrEqual(400);
+      expect(r.status, JSON.stringify(json).slice(0, 80)).toBeLessThan(500);
+    }
+    for (const branch of ['../x', 'a b', '-x', 'refs/heads/../x']) {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('x')]), 'f.txt');
+      form.append('branch', branch);
+      const r = await fetch(`${s.url}/api/v4${wikis()}/attachments`, { method: 'POST', headers: { 'PRIVATE-TOKEN': maint.token }, body: form });
+      expect(r.status, branch).toBe(400);
+    }
+    expect((await git(repo, 'rev-parse', 'main')).trim()).toBe(head);
+  });
+});
+
 describe('access', () => {
   it('Guests read, Reporters cannot write, outsiders and anonymous callers do not see a private project', async () => {
     expect((await s.request('GET', wikis(), { token: guest.token })).status).toBe(200);
