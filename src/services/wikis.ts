@@ -27,7 +27,8 @@ import { projectDeletionHooks } from './projects/create.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { removeReposWhenGone } from './repository/removal.js';
 import { triggerHooks } from './webhooks/dispatch.js';
-import { projectHookAttrs, userHookAttrs } from './webhooks/payloads.js';
+import type { HookProject } from './webhooks/payloads.js';
+import { wikiPagePayload } from './webhooks/wiki-payloads.js';
 import type { UserRefRow } from '../db/repositories/users.js';
 
 /** The formats a page may be written in (GitLab's Wiki::VALID_USER_MARKUPS), and their extensions. */
@@ -329,45 +330,24 @@ export interface WikiChangeContext {
   wiki: WikiProject;
 }
 
-function wikiWebUrl(ctx: WikiChangeContext): string {
-  return `${projectHookAttrs(ctx.base, ctx.wiki).web_url}/-/wikis`;
-}
-
 /** The contribution event and the Wiki Page Hook of a change (never thrown: the change stands). */
 async function announce(ctx: WikiChangeContext, page: WikiPage, content: string, metaId: number, action: 'create' | 'update' | 'delete', message: string, sha: string): Promise<void> {
   const eventAction = action === 'create' ? 'created' : action === 'update' ? 'updated' : 'destroyed';
   await recordEvents(ctx.app, [{ projectId: ctx.wiki.project.id, authorId: ctx.user.id, action: eventAction, targetType: 'WikiPage::Meta', targetId: metaId }]);
   await triggerHooks(ctx.app, ctx.wiki.project.id, {
     scope: 'wiki_page_hooks',
-    payload: () => {
-      const project = projectHookAttrs(ctx.base, ctx.wiki);
-      const web = wikiWebUrl(ctx);
-      const url = `${web}/${page.slug}`;
-      return {
-        object_kind: 'wiki_page',
-        user: userHookAttrs(ctx.base, ctx.user as unknown as UserRefRow),
-        project,
-        wiki: {
-          web_url: web,
-          git_ssh_url: project.git_ssh_url.replace(/\.git$/, '.wiki.git'),
-          git_http_url: project.git_http_url.replace(/\.git$/, '.wiki.git'),
-          path_with_namespace: `${project.path_with_namespace}.wiki`,
-          default_branch: WIKI_DEFAULT_BRANCH,
-        },
-        object_attributes: {
-          title: page.title,
-          content,
-          format: page.format,
-          message,
-          slug: page.slug,
-          url,
-          action,
-          diff_url: `${url}/diff?version_id=${sha}`,
-          version_id: sha,
-        },
-      };
-    },
+    payload: () => wikiPagePayload({ base: ctx.base, project: ctx.wiki, user: ctx.user, page, content, action, message, sha, defaultBranch: WIKI_DEFAULT_BRANCH }),
   });
+}
+
+/** The Wiki Page Hook test sample (TestHooks::ProjectService): the first page, as created; null without pages. */
+export async function wikiTestPayload(app: AppContext, base: string, project: HookProject, user: UserRefRow): Promise<Record<string, unknown> | null> {
+  const repo = await wikiRepository(app, project.project.id, false);
+  const [page] = await listPages(repo);
+  if (!repo || !page) return null;
+  const branch = await branchOf(repo);
+  const [content, last] = await Promise.all([pageContents(repo, [page]), repo.lastCommitForPath(branch, page.path)]);
+  return wikiPagePayload({ base, project, user, page, content: content.get(page.path) ?? '', action: 'create', message: last?.message ?? '', sha: last?.id ?? '', defaultBranch: branch });
 }
 
 // --- writes ---

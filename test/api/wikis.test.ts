@@ -368,6 +368,17 @@ describe('git, events, webhooks and clients', () => {
     expect(body.wiki).toMatchObject({ web_url: `${s.url}/${project.path_with_namespace}/-/wikis`, git_http_url: `${s.url}/${project.path_with_namespace}.wiki.git`, path_with_namespace: `${project.path_with_namespace}.wiki`, default_branch: 'main' });
     expect(body.object_attributes).toMatchObject({ title: 'Hooked', content: 'hi', format: 'markdown', message: 'Custom message', slug: 'Hooked', url: `${s.url}/${project.path_with_namespace}/-/wikis/Hooked`, action: 'create' });
     expect(body.object_attributes.diff_url).toBe(`${body.object_attributes.url}/diff?version_id=${body.object_attributes.version_id}`);
+    // The test delivery: the first page by path, as created, with its last commit.
+    received = [];
+    const test = await s.request('POST', `/projects/${project.id}/hooks/${hook.body.id}/test/wiki_page_events`, { token: alice.token });
+    expect(test.status).toBe(201);
+    await deliveriesSettled(s.app.lw);
+    expect(received.at(-1)!.body.object_attributes).toMatchObject({ slug: 'From-Git', action: 'create', message: 'Add a page\n' });
+    const empty = await createProject(s, 'nowiki', { token: alice.token });
+    const emptyHook = await s.request('POST', `/projects/${empty.id}/hooks`, { token: alice.token, json: { url: `${hookBase}/none`, wiki_page_events: true } });
+    const none = await s.request('POST', `/projects/${empty.id}/hooks/${emptyHook.body.id}/test/wiki_page_events`, { token: alice.token });
+    expect(none.status).toBe(422);
+    expect(none.body).toEqual({ message: 'Ensure the wiki is enabled and has pages.' });
   });
 
   it("python-gitlab's and gitbeaker's wiki calls", async () => {

@@ -13,6 +13,7 @@ import { emojiPayload, mergeRequestPayload, notePayload, releasePayload } from '
 import { commitHookAttrs, projectWebUrl, pushPayload, type PushContext } from './payloads.js';
 import { pipelinePayload } from './ci-payloads.js';
 import { issuePayload, loadIssueHookAttrs } from './issue-payloads.js';
+import { wikiTestPayload } from '../wikis.js';
 
 export type TestData = { payload: unknown } | { error: string };
 
@@ -21,7 +22,6 @@ const NOT_AVAILABLE = 'Testing not available for this hook';
 /** Scopes whose sample needs data Labwright does not keep: GitLab's message for the missing data. */
 const MISSING: Partial<Record<HookScope, string>> = {
   job_hooks: 'Ensure the project has CI jobs.',
-  wiki_page_hooks: 'Ensure the wiki is enabled and has pages.',
 };
 
 async function pushSample(app: AppContext, found: FoundProject, user: UserRow, tag: boolean): Promise<TestData> {
@@ -103,6 +103,10 @@ export async function testPayload(app: AppContext, found: FoundProject, user: Us
       const pipeline = await app.db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
       if (!pipeline) return { error: 'Ensure the project has CI pipelines.' };
       return { payload: await pipelinePayload(app, { base, info: found, pipeline }) };
+    }
+    case 'wiki_page_hooks': {
+      const payload = await wikiTestPayload(app, base, found, me);
+      return payload ? { payload } : { error: 'Ensure the wiki is enabled and has pages.' };
     }
     default:
       return { error: MISSING[scope] ?? NOT_AVAILABLE };

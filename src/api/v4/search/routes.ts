@@ -247,7 +247,7 @@ async function run(c: Ctx, where: Where, scopes: readonly string[]) {
     case 'snippet_titles':
       return searchSnippets(c, p.search);
     default:
-      // wiki_blobs (Labwright keeps no wikis).
+      // wiki_blobs: an advanced search scope (Elasticsearch), which Labwright does not have.
       return paginateArray(c, []);
   }
 }
