@@ -1,16 +1,16 @@
 // Issues closed by merge requests and commits ("Closes #1"), the links both ways (closes_issues,
 // closed_by), and the Issue Hook with note and emoji events on issues, delivered to a real
 // HTTP receiver.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliveriesSettled } from '../../src/services/webhooks/dispatch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { startHookReceiver, type HookReceiver } from '../helpers/hook-receiver.js';
 import { addMember, commit, createProject, openMr } from './mr-helpers.js';
 
 let s: TestServer;
-let receiver: Server;
+let receiver: HookReceiver;
 let hookBase: string;
-let received: Array<{ headers: IncomingHttpHeaders; body: any }> = [];
+let received: HookReceiver['received'] = [];
 type U = { id: number; username: string; token: string };
 let owner: U;
 let dev: U;
@@ -18,17 +18,9 @@ let guest: U;
 let p: { id: number; path_with_namespace: string };
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  const addr = receiver.address();
-  hookBase = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  receiver = await startHookReceiver();
+  hookBase = receiver.base;
+  received = receiver.received;
   s = await startServer({ LABWRIGHT_WEBHOOK_ALLOW_LOCAL: 'true' });
   owner = await s.createUser('owner');
   dev = await s.createUser('dev');
@@ -40,12 +32,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await s?.close();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
 beforeEach(async () => {
   await deliveriesSettled(s.app.lw);
-  received = [];
+  received.length = 0;
 });
 
 const issue = async (title: string, extra: Record<string, unknown> = {}, token = owner.token) => {
@@ -150,7 +142,7 @@ describe('issue webhooks', () => {
     expect(emoji.merge_request).toBeUndefined();
     expect(received.some((r) => r.headers['x-gitlab-event'] === 'Confidential Issue Hook')).toBe(false);
     // A test delivery sends the newest issue, opened.
-    received = [];
+    received.length = 0;
     const t = await s.request('POST', `/projects/${p.id}/hooks/${hook.body.id}/test/issues_events`, { token: owner.token });
     expect(t.status).toBe(201);
     expect(received[0].body).toMatchObject({ object_kind: 'issue', object_attributes: { title: 'Hidden', action: 'open' } });

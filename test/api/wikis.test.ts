@@ -3,7 +3,6 @@
 // events and webhooks a change makes, the wiki cloned and pushed with git over HTTP, and
 // python-gitlab's and gitbeaker's calls.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { deliveriesSettled } from '../../src/services/webhooks/dispatch.js';
 import { git } from '../helpers/git.js';
 import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { startHookReceiver, type HookReceiver } from '../helpers/hook-receiver.js';
 import { addMember, closeServer, createProject } from './mr-helpers.js';
 
 let s: TestServer;
@@ -27,24 +27,16 @@ let outsider: U;
 let project: { id: number; path_with_namespace: string };
 const FULL = ['format', 'slug', 'title', 'wiki_page_meta_id', 'content', 'encoding', 'front_matter'];
 let work: string;
-let receiver: Server;
+let receiver: HookReceiver;
 let hookBase: string;
-let received: Array<{ headers: IncomingHttpHeaders; body: any }> = [];
+let received: HookReceiver['received'] = [];
 
 const wikis = (p = project.id) => `/projects/${p}/wikis`;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  const addr = receiver.address();
-  hookBase = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  receiver = await startHookReceiver();
+  hookBase = receiver.base;
+  received = receiver.received;
   s = await startServer({ LABWRIGHT_WEBHOOK_ALLOW_LOCAL: 'true' });
   alice = await s.createUser('wkalice');
   guest = await s.createUser('wkguest');
@@ -62,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeServer(s);
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
   await rm(work, { recursive: true, force: true });
 });
 
@@ -358,7 +350,7 @@ describe('git, events, webhooks and clients', () => {
     const hook = await s.request('POST', `/projects/${project.id}/hooks`, { token: alice.token, json: { url: `${hookBase}/wiki`, wiki_page_events: true, push_events: false } });
     expect(hook.status).toBe(201);
     await deliveriesSettled(s.app.lw);
-    received = [];
+    received.length = 0;
     await s.request('POST', wikis(), { token: dev.token, json: { title: 'Hooked', content: 'hi', message: 'Custom message' } });
     await deliveriesSettled(s.app.lw);
     expect(received).toHaveLength(1);
@@ -369,7 +361,7 @@ describe('git, events, webhooks and clients', () => {
     expect(body.object_attributes).toMatchObject({ title: 'Hooked', content: 'hi', format: 'markdown', message: 'Custom message', slug: 'Hooked', url: `${s.url}/${project.path_with_namespace}/-/wikis/Hooked`, action: 'create' });
     expect(body.object_attributes.diff_url).toBe(`${body.object_attributes.url}/diff?version_id=${body.object_attributes.version_id}`);
     // The test delivery: the first page by path, as created, with its last commit.
-    received = [];
+    received.length = 0;
     const test = await s.request('POST', `/projects/${project.id}/hooks/${hook.body.id}/test/wiki_page_events`, { token: alice.token });
     expect(test.status).toBe(201);
     await deliveriesSettled(s.app.lw);
