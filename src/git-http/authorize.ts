@@ -8,6 +8,7 @@ import { collaborationBranches } from '../services/projects/collaboration.js';
 import { deployTokenReaches } from '../services/deploy-tokens.js';
 import { hasScope, READ_SCOPES, WRITE_SCOPES, type GitCaller } from './credentials.js';
 import { canDownloadWiki, canWriteWiki } from '../services/wikis.js';
+import { canReadSnippet, canUpdateSnippet, type SnippetProject, type SnippetRow } from '../services/snippets.js';
 
 export type GitDecision =
   /** `collaboration`: the only branches the caller may push to (a fork's source branches whose merge requests allow collaboration). */
@@ -73,6 +74,46 @@ export async function authorizeGit(app: AppContext, caller: GitCaller, fullPath:
     }
   }
   return { allow: true, project: found.project, namespace: found.namespace, access };
+}
+
+export type SnippetDecision =
+  | { allow: true; snippet: SnippetRow; project: SnippetProject | null }
+  | { allow: false; status: 401 | 403 | 404; message: string };
+
+/**
+ * A snippet's repository (GitLab's GitAccessSnippet): `snippets/<id>` for a personal snippet,
+ * `<project>/snippets/<id>` for a project's. Null when the path names no snippet (or a project
+ * lives at it). Cloning needs read_snippet, pushing update_snippet.
+ */
+export async function authorizeSnippetGit(app: AppContext, caller: GitCaller, fullPath: string, rpc: 'upload-pack' | 'receive-pack'): Promise<SnippetDecision | null> {
+  const m = /^(?:(.+)\/)?snippets\/(\d{1,9})$/.exec(fullPath);
+  if (!m || (await projectIdForPath(app, fullPath)) !== null) return null;
+  const deny = (status: 401 | 403 | 404, message: string): SnippetDecision => ({ allow: false, status, message });
+  if (caller.kind === 'invalid' || caller.kind === 'deploy_token') return deny(401, ACCESS_DENIED);
+  const anonymous = caller.kind === 'anonymous';
+  const user = caller.kind === 'user' ? caller.user : null;
+  const needed = rpc === 'receive-pack' ? WRITE_SCOPES : READ_SCOPES;
+  if (!anonymous && !hasScope(caller, needed)) return rpc === 'receive-pack' && hasScope(caller, READ_SCOPES) ? deny(403, 'You are not allowed to update this snippet.') : deny(401, ACCESS_DENIED);
+  const missing = () => (anonymous ? deny(401, ACCESS_DENIED) : deny(404, 'The snippet you were looking for could not be found.'));
+  const snippet = await app.db.selectFrom('snippets').selectAll().where('id', '=', Number(m[2])).executeTakeFirst();
+  if (!snippet) return missing();
+  let project: SnippetProject | null = null;
+  if (m[1] === undefined) {
+    if (snippet.project_id !== null) return missing();
+  } else {
+    const projectId = await projectIdForPath(app, m[1]);
+    const found = projectId === null || projectId !== snippet.project_id ? null : await loadProjectById(app.db, projectId);
+    if (!found) return missing();
+    const access = await effectiveAccess(app.db, user, found.project, found.namespace);
+    if (!canReadProject(user, found.project, access)) return anonymous ? deny(401, ACCESS_DENIED) : deny(404, NOT_FOUND);
+    project = { project: found.project, namespace: found.namespace, access };
+  }
+  if (!canReadSnippet(user, snippet, project)) return anonymous ? deny(401, ACCESS_DENIED) : deny(403, 'You are not allowed to read this snippet.');
+  if (rpc === 'receive-pack') {
+    if (anonymous) return deny(401, ACCESS_DENIED);
+    if (!canUpdateSnippet(user, snippet, project)) return deny(403, 'You are not allowed to update this snippet.');
+  }
+  return { allow: true, snippet, project };
 }
 
 /** GitLab's GitAccessWiki: download_wiki_code to clone, create_wiki to push (no protected branches). */

@@ -8,14 +8,15 @@ import { ApiError } from '../http/errors.js';
 import { adoptDefaultBranch } from '../services/repository/default-branch.js';
 import { openRepository } from '../services/repository/project-repo.js';
 import { notifyRefChanges } from '../services/repository/ref-hooks.js';
-import { authorizeGit } from './authorize.js';
+import { authorizeGit, authorizeSnippetGit } from './authorize.js';
 import { identifyGitCaller } from './credentials.js';
 import { serveGit, type ServeOptions } from './serve.js';
 import { pushPolicy } from './push-policy.js';
-import { preparePush, type PreparedPush } from '../git/pre-receive-hook.js';
+import { preparePush, type PreparedPush, type PushPolicy } from '../git/pre-receive-hook.js';
 import { baseUrl } from '../http/route.js';
 import { deployTokenUsername } from '../services/deploy-tokens.js';
 import { afterWikiPush, wikiRepository } from '../services/wikis.js';
+import { refreshSnippetFiles, SNIPPET_MAX_FILES, snippetRepoPath } from '../services/snippets.js';
 
 const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
   { method: 'GET', suffix: '/info/refs' },
@@ -70,23 +71,50 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
     if (err instanceof ApiError) return sendText(reply, err.status, 'Retry later', err.headers);
     throw err;
   }
-  const decision = await authorizeGit(app, caller, parsed.repoPath, parsed.rpc);
+  const snippet = await authorizeSnippetGit(app, caller, parsed.repoPath, parsed.rpc);
+  const decision = snippet ?? (await authorizeGit(app, caller, parsed.repoPath, parsed.rpc));
   if (!decision.allow) {
     const headers: Record<string, string> = decision.status === 401 ? { 'WWW-Authenticate': 'Basic realm="GitLab"' } : {};
     return sendText(reply, decision.status, decision.message, headers);
   }
-  const repo = decision.wiki ? (await wikiRepository(app, decision.project.id, true))! : await openRepository(app, decision.project.id);
   const pushing = parsed.service === 'receive-pack';
-  const before = pushing ? await readRefs(repo.path) : null;
-  const userId = caller.kind === 'user' ? caller.user.id : null;
-  const options: ServeOptions = { repoPath: repo.path, pathInfo: parsed.pathInfo };
+  const options: ServeOptions = { repoPath: '', pathInfo: parsed.pathInfo };
   if (caller.kind === 'user') options.remoteUser = caller.user.username;
   else if (caller.kind === 'deploy_token') options.remoteUser = deployTokenUsername(caller.token);
+  const userId = caller.kind === 'user' ? caller.user.id : null;
+  let policy: PushPolicy | null = null;
+  if ('snippet' in decision) {
+    const s = decision.snippet;
+    options.repoPath = snippetRepoPath(app, s.id);
+    // GitLab's SnippetCheck and PushFileCountCheck: the default branch only, updated, never created or deleted; 1 to 10 files.
+    if (pushing) {
+      policy = { ...NO_PROTECTION, defaultBranch: s.default_branch, onlyBranches: [s.default_branch], onlyBranchesMessage: 'You can not create or delete branches.', maxFiles: SNIPPET_MAX_FILES };
+      options.beforeEnd = () => refreshSnippetFiles(app, s).catch((err) => req.log.error({ err }, 'after-push processing failed'));
+    }
+  } else if (decision.wiki) {
+    const projectId = decision.project.id;
+    const repo = (await wikiRepository(app, projectId, true))!;
+    options.repoPath = repo.path;
+    if (pushing) {
+      // No protected branches in a wiki: the policy only keeps the server's hidden refs out of reach.
+      policy = { ...NO_PROTECTION, defaultBranch: null };
+      const before = await readRefs(repo.path);
+      options.beforeEnd = () => afterWikiPush(app, projectId, userId, before).catch((err) => req.log.error({ err }, 'after-push processing failed'));
+    }
+  } else {
+    const repo = await openRepository(app, decision.project.id);
+    options.repoPath = repo.path;
+    if (pushing) {
+      const before = await readRefs(repo.path);
+      // Protected branches and tags: the pre-receive hook applies what this pusher may do.
+      const user = caller.kind === 'user' ? caller.user : null;
+      policy = await pushPolicy(app, baseUrl(app, req), decision, user, before);
+      const projectId = decision.project.id;
+      options.beforeEnd = () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));
+    }
+  }
   let prepared: PreparedPush | null = null;
-  if (before && !decision.wiki) {
-    // Protected branches and tags: the pre-receive hook applies what this pusher may do.
-    const user = caller.kind === 'user' ? caller.user : null;
-    const policy = await pushPolicy(app, baseUrl(app, req), decision, user, before);
+  if (policy) {
     try {
       prepared = await preparePush(app.config.dataDir, policy);
     } catch (err) {
@@ -95,12 +123,6 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
       return sendText(reply, 503, 'Pushes are unavailable: the server cannot run its git hooks.');
     }
     options.env = prepared.env;
-  }
-  if (before) {
-    const projectId = decision.project.id;
-    options.beforeEnd = decision.wiki
-      ? () => afterWikiPush(app, projectId, userId, before).catch((err) => req.log.error({ err }, 'after-push processing failed'))
-      : () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));
   }
   reply.hijack();
   try {
@@ -118,6 +140,9 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
     if (!res.destroyed) res.end();
   }
 }
+
+/** A push policy without protected refs (wikis, snippets). */
+const NO_PROTECTION: PushPolicy = { defaultBranch: null, empty: false, emptyProtected: false, emptyPush: true, emptyMessage: '', canDeleteProtected: false, branches: [], tags: [] };
 
 async function gitHttpPlugin(scope: FastifyInstance): Promise<void> {
   // Leave pack bodies unread: the handler streams the raw request into git.

@@ -43,6 +43,10 @@ export interface PushPolicy {
    * every other ref, and creating or deleting these, is refused. Null for members' pushes.
    */
   onlyBranches?: string[] | null;
+  /** What a push outside `onlyBranches` is told (default: not allowed to push code). */
+  onlyBranchesMessage?: string;
+  /** A snippet's push: the most files a pushed commit may hold, and at least one (GitLab's PushFileCountCheck). */
+  maxFiles?: number | null;
 }
 
 export const POLICY_ENV = 'LABWRIGHT_PUSH_POLICY';
@@ -152,13 +156,24 @@ function collaborationAllows(ref, oldSha, newSha) {
   return policy.onlyBranches.includes(ref.slice(11));
 }
 
+// A snippet's repository holds 1 to maxFiles files.
+function fileCountProblem(newSha) {
+  if (typeof policy.maxFiles !== 'number' || ZERO.test(newSha)) return null;
+  const listed = git(['ls-tree', '-r', '-z', '--name-only', newSha]);
+  if (!listed.ok) return 'The push could not be checked.';
+  const count = listed.out.split('\0').filter(Boolean).length;
+  if (count > policy.maxFiles) return 'The repository can contain at most ' + policy.maxFiles + ' file(s).';
+  return count === 0 ? 'The repository must contain at least 1 file.' : null;
+}
+
 for (const line of readFileSync(0, 'utf8').split('\n')) {
   const [oldSha, newSha, ref] = line.trim().split(' ');
   if (!ref) continue;
   let message = null;
-  if (!collaborationAllows(ref, oldSha, newSha)) message = 'You are not allowed to push code to this project.';
-  else if (ref.startsWith('refs/heads/')) message = checkBranch(ref.slice(11), oldSha, newSha);
-  else if (ref.startsWith('refs/tags/')) message = checkTag(ref.slice(10), oldSha, newSha);
+  if (!collaborationAllows(ref, oldSha, newSha)) message = policy.onlyBranchesMessage || 'You are not allowed to push code to this project.';
+  if (!message) message = fileCountProblem(newSha);
+  if (!message && ref.startsWith('refs/heads/')) message = checkBranch(ref.slice(11), oldSha, newSha);
+  else if (!message && ref.startsWith('refs/tags/')) message = checkTag(ref.slice(10), oldSha, newSha);
   if (message) {
     process.stderr.write('GitLab: ' + message + '\n');
     process.exit(1);

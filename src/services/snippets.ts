@@ -224,6 +224,12 @@ export async function updateSnippet(app: AppContext, user: UserRow, s: SnippetRo
   return { ...s, ...set };
 }
 
+/** After a push to the snippet's repository: the row learns its files again. */
+export async function refreshSnippetFiles(app: AppContext, s: SnippetRow): Promise<void> {
+  const paths = await listPaths(new GitRepository(snippetRepoPath(app, s.id)), s.default_branch);
+  await app.db.updateTable('snippets').set({ file_paths: JSON.stringify(paths), updated_at: nowIso() }).where('id', '=', s.id).execute();
+}
+
 export async function deleteSnippet(app: AppContext, s: SnippetRow): Promise<void> {
   await app.db.deleteFrom('snippets').where('id', '=', s.id).execute();
   await removeRepository(snippetRepoPath(app, s.id)).catch((err) => app.log.warn({ err, snippetId: s.id }, 'could not remove snippet repository'));

@@ -3,9 +3,13 @@
 // actions, listed (/snippets, /public, /all, a project's), deleted with their repository; who may
 // read and change which; GitLab's messages; python-gitlab's and gitbeaker's calls.
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snippetRepoPath } from '../../src/services/snippets.js';
+import { git } from '../helpers/git.js';
 import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { addMember, closeServer, createProject } from './mr-helpers.js';
@@ -19,7 +23,7 @@ let reporter: U;
 let maint: U;
 let project: { id: number; path_with_namespace: string };
 
-const KEYS = ['id', 'title', 'description', 'visibility', 'author', 'created_at', 'updated_at', 'project_id', 'web_url', 'raw_url', 'file_name', 'files', 'imported', 'imported_from'];
+const KEYS = ['id', 'title', 'description', 'visibility', 'author', 'created_at', 'updated_at', 'project_id', 'web_url', 'raw_url', 'ssh_url_to_repo', 'http_url_to_repo', 'file_name', 'files', 'imported', 'imported_from'];
 
 beforeAll(async () => {
   s = await startServer();
@@ -206,6 +210,84 @@ describe('project snippets', () => {
     expect((await s.request('GET', `/snippets/${made.body.id}`, { token: bob.token })).status).toBe(404);
     await new Promise((r) => setTimeout(r, 300));
     expect(existsSync(snippetRepoPath(s.app.lw, made.body.id))).toBe(false);
+  });
+});
+
+describe('snippet repositories over git', () => {
+  let work: string;
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'lw-snip-'));
+  });
+  afterAll(async () => rm(work, { recursive: true, force: true }));
+
+  const withCreds = (url: string, u: U | null) => {
+    const parsed = new URL(url);
+    if (u) {
+      parsed.username = u.username;
+      parsed.password = u.token;
+    }
+    return parsed.toString();
+  };
+  const gitError = async (cwd: string, ...args: string[]) => {
+    try {
+      await git(cwd, ...args);
+      return '';
+    } catch (err) {
+      return String((err as { stderr?: string }).stderr ?? err);
+    }
+  };
+
+  it('clones a personal snippet at its http_url_to_repo; its author pushes a change the API then shows', async () => {
+    const r = await s.request('POST', '/snippets', { token: alice.token, json: { title: 'Git me', visibility: 'public', files: [{ file_path: 'a.txt', content: 'a\n' }] } });
+    const snip = r.body;
+    expect(snip.http_url_to_repo).toBe(`${s.url}/snippets/${snip.id}.git`);
+    expect(snip.ssh_url_to_repo).toBe(`git@${new URL(s.url).hostname}:snippets/${snip.id}.git`);
+    // A public snippet clones without credentials.
+    const anon = join(work, 'anon');
+    await git(work, 'clone', '-q', snip.http_url_to_repo, anon);
+    expect((await git(anon, 'ls-files')).trim()).toBe('a.txt');
+    const dir = join(work, 'mine');
+    await git(work, 'clone', '-q', withCreds(snip.http_url_to_repo, alice), dir);
+    await writeFile(join(dir, 'b.txt'), 'b\n');
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'Add b');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:main');
+    const after = await s.request('GET', `/snippets/${snip.id}`, { token: alice.token });
+    expect(after.body.files.map((f: any) => f.path)).toEqual(['a.txt', 'b.txt']);
+    expect((await s.request('GET', `/snippets/${snip.id}/files/main/b.txt/raw`, { token: alice.token })).text).toBe('b\n');
+
+    // No new branches or tags, no deletions, at most ten files, at least one.
+    expect(await gitError(dir, 'push', 'origin', 'HEAD:refs/heads/other')).toMatch(/You can not create or delete branches\./);
+    expect(await gitError(dir, 'push', 'origin', 'HEAD:refs/tags/v1')).toMatch(/You can not create or delete branches\./);
+    expect(await gitError(dir, 'push', 'origin', ':main')).toMatch(/You can not create or delete branches\./);
+    for (let i = 0; i < 10; i++) await writeFile(join(dir, `f${i}.txt`), `${i}\n`);
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'Too many');
+    expect(await gitError(dir, 'push', 'origin', 'HEAD:main')).toMatch(/The repository can contain at most 10 file\(s\)\./);
+    await git(dir, 'rm', '-q', '-r', '.');
+    await git(dir, 'commit', '-q', '-m', 'Nothing');
+    expect(await gitError(dir, 'push', 'origin', 'HEAD:main')).toMatch(/The repository must contain at least 1 file\./);
+    expect((await s.request('GET', `/snippets/${snip.id}`, { token: alice.token })).body.files).toHaveLength(2);
+
+    // Others read a public snippet but do not push to it.
+    const theirs = join(work, 'theirs');
+    await git(work, 'clone', '-q', withCreds(snip.http_url_to_repo, bob), theirs);
+    await git(theirs, 'commit', '-q', '--allow-empty', '-m', 'Mine now');
+    expect(await gitError(theirs, 'push', 'origin', 'HEAD:main')).toMatch(/You are not allowed to update this snippet\./);
+  });
+
+  it("a private snippet is not cloned by others; a project snippet is cloned at its project's path by members", async () => {
+    const priv = (await s.request('POST', '/snippets', { token: alice.token, json: { title: 'Secret', visibility: 'private', files: [{ file_path: 's.txt', content: 's' }] } })).body;
+    expect(await gitError(work, 'clone', '-q', withCreds(priv.http_url_to_repo, bob), join(work, 'nope'))).toMatch(/You are not allowed to read this snippet\./);
+    expect(await gitError(work, 'clone', '-q', withCreds(`${s.url}/snippets/999999.git`, bob), join(work, 'nope2'))).toMatch(/could not be found/);
+    const ps = (await s.request('POST', `/projects/${project.id}/snippets`, { token: reporter.token, json: { title: 'Team', visibility: 'private', files: [{ file_path: 't.txt', content: 't' }] } })).body;
+    expect(ps.http_url_to_repo).toBe(`${s.url}/${project.path_with_namespace}/snippets/${ps.id}.git`);
+    const dir = join(work, 'team');
+    await git(work, 'clone', '-q', withCreds(ps.http_url_to_repo, guest), dir);
+    expect((await git(dir, 'ls-files')).trim()).toBe('t.txt');
+    // The snippet only at its own project's path; outsiders do not see the project.
+    expect(await gitError(work, 'clone', '-q', withCreds(`${s.url}/snippets/${ps.id}.git`, alice), join(work, 'wrong'))).toMatch(/could not be found/);
+    expect(await gitError(work, 'clone', '-q', withCreds(ps.http_url_to_repo, bob), join(work, 'out'))).toMatch(/could not be found/);
   });
 });
 

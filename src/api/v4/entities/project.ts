@@ -64,7 +64,7 @@ function topics(row: ProjectRow): string[] {
 // The base URL is the same on nearly every request: parse it once, not once per project presented.
 let hostOf = { base: '', host: 'localhost' };
 
-function host(base: string): string {
+export function host(base: string): string {
   if (base === hostOf.base) return hostOf.host;
   let h = 'localhost';
   try {

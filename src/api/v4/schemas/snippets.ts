@@ -14,6 +14,8 @@ export const Snippet = obj(
     project_id: NInt(),
     web_url: Str(),
     raw_url: Str(),
+    ssh_url_to_repo: Str(),
+    http_url_to_repo: Str(),
     file_name: NStr(),
     files: Arr(obj({ path: Str(), raw_url: Str() })),
     imported: Bool(),

@@ -32,6 +32,7 @@ import {
   type SnippetVisibility,
 } from '../../../services/snippets.js';
 import { presentUserBasic } from '../entities/user.js';
+import { host } from '../entities/project.js';
 import { sendInlineFile } from '../repository/files.js';
 import { integerPathParam, pathParam } from '../repository/common.js';
 
@@ -134,6 +135,8 @@ async function present(c: Ctx, rows: SnippetRow[], projects: Projects): Promise<
   return rows.map((s) => {
     const p = s.project_id === null ? null : projects.get(s.project_id);
     const web = p ? `${c.base}/${fullPath(p.project, p.namespace)}/-/snippets/${s.id}` : `${c.base}/-/snippets/${s.id}`;
+    // The repository as git clones it (src/git-http: `snippets/<id>.git`, `<project>/snippets/<id>.git`).
+    const repoPath = p ? `${fullPath(p.project, p.namespace)}/snippets/${s.id}` : `snippets/${s.id}`;
     const author = users.get(s.author_id);
     const files = snippetFiles(s);
     return {
@@ -147,6 +150,8 @@ async function present(c: Ctx, rows: SnippetRow[], projects: Projects): Promise<
       project_id: s.project_id,
       web_url: web,
       raw_url: `${web}/raw`,
+      ssh_url_to_repo: `git@${host(c.base)}:${repoPath}.git`,
+      http_url_to_repo: `${c.base}/${repoPath}.git`,
       file_name: files[0] ?? null,
       files: files.map((path) => ({ path, raw_url: `${web}/raw/${s.default_branch}/${path}` })),
       imported: false,
