@@ -165,6 +165,7 @@ export async function createSnippet(app: AppContext, author: UserRow, input: New
     });
     const paths = await listPaths(repo, DEFAULT_BRANCH);
     await app.db.updateTable('snippets').set({ file_paths: JSON.stringify(paths) }).where('id', '=', row.id).execute();
+    await measureSnippet(app, row);
     return { ...row, file_paths: JSON.stringify(paths) };
   } catch (err) {
     await app.db.deleteFrom('snippets').where('id', '=', row.id).execute().catch(() => undefined);
@@ -221,6 +222,7 @@ export async function updateSnippet(app: AppContext, user: UserRow, s: SnippetRo
   if (change.visibility !== undefined) set.visibility = change.visibility;
   if (paths) set.file_paths = JSON.stringify(paths);
   await app.db.updateTable('snippets').set(set).where('id', '=', s.id).execute();
+  if (paths) await measureSnippet(app, s);
   return { ...s, ...set };
 }
 
@@ -228,10 +230,30 @@ export async function updateSnippet(app: AppContext, user: UserRow, s: SnippetRo
 export async function refreshSnippetFiles(app: AppContext, s: SnippetRow): Promise<void> {
   const paths = await listPaths(new GitRepository(snippetRepoPath(app, s.id)), s.default_branch);
   await app.db.updateTable('snippets').set({ file_paths: JSON.stringify(paths), updated_at: nowIso() }).where('id', '=', s.id).execute();
+  await measureSnippet(app, s);
+}
+
+/**
+ * The snippet's repository_size measured again, and its project's snippets_size the sum of its
+ * snippets (never thrown: the change stands).
+ */
+export async function measureSnippet(app: AppContext, s: Pick<SnippetRow, 'id' | 'project_id'>, gone = false): Promise<void> {
+  try {
+    if (!gone) {
+      const size = await new GitRepository(snippetRepoPath(app, s.id)).repositorySize();
+      await app.db.updateTable('snippets').set({ repository_size: size }).where('id', '=', s.id).execute();
+    }
+    if (s.project_id === null) return;
+    const sum = await app.db.selectFrom('snippets').select((eb) => eb.fn.sum<number>('repository_size').as('size')).where('project_id', '=', s.project_id).executeTakeFirst();
+    await app.db.updateTable('projects').set({ snippets_size: Number(sum?.size ?? 0) }).where('id', '=', s.project_id).execute();
+  } catch (err) {
+    app.log.warn({ err, snippetId: s.id }, 'could not measure the snippet');
+  }
 }
 
 export async function deleteSnippet(app: AppContext, s: SnippetRow): Promise<void> {
   await app.db.deleteFrom('snippets').where('id', '=', s.id).execute();
+  await measureSnippet(app, s, true);
   await removeRepository(snippetRepoPath(app, s.id)).catch((err) => app.log.warn({ err, snippetId: s.id }, 'could not remove snippet repository'));
 }
 

@@ -332,12 +332,24 @@ export interface WikiChangeContext {
 
 /** The contribution event and the Wiki Page Hook of a change (never thrown: the change stands). */
 async function announce(ctx: WikiChangeContext, page: WikiPage, content: string, metaId: number, action: 'create' | 'update' | 'delete', message: string, sha: string): Promise<void> {
+  await measureWiki(ctx.app, ctx.wiki.project.id);
   const eventAction = action === 'create' ? 'created' : action === 'update' ? 'updated' : 'destroyed';
   await recordEvents(ctx.app, [{ projectId: ctx.wiki.project.id, authorId: ctx.user.id, action: eventAction, targetType: 'WikiPage::Meta', targetId: metaId }]);
   await triggerHooks(ctx.app, ctx.wiki.project.id, {
     scope: 'wiki_page_hooks',
     payload: () => wikiPagePayload({ base: ctx.base, project: ctx.wiki, user: ctx.user, page, content, action, message, sha, defaultBranch: WIKI_DEFAULT_BRANCH }),
   });
+}
+
+/** The project's wiki_size statistic, measured again (never thrown: the change stands). */
+export async function measureWiki(app: AppContext, projectId: number): Promise<void> {
+  try {
+    const repo = await wikiRepository(app, projectId, false);
+    const size = repo ? await repo.repositorySize() : 0;
+    await app.db.updateTable('projects').set({ wiki_size: size }).where('id', '=', projectId).execute();
+  } catch (err) {
+    app.log.warn({ err, projectId }, 'could not measure the wiki');
+  }
 }
 
 /** The Wiki Page Hook test sample (TestHooks::ProjectService): the first page, as created; null without pages. */
@@ -500,6 +512,7 @@ export async function uploadAttachment(ctx: WikiChangeContext, file: { name: str
       if (isGitError(err)) throw apiError(400, isGitError(err, 'invalid_ref') ? 'You can only create or edit files when you are on a branch' : 'Could not upload attachment');
       throw err;
     }
+    await measureWiki(ctx.app, projectId);
     const stem = posix.basename(name, posix.extname(name)).replace(/\]/g, '\\]');
     const markdown = MEDIA.test(name) ? `![${stem}](${path})` : `[${name.replace(/\]/g, '\\]')}](${path})`;
     return { file_name: name, file_path: path, branch: target, link: { url: path, markdown } };
@@ -527,6 +540,7 @@ export async function afterWikiPush(app: AppContext, projectId: number, userId: 
     await repo.setHead(pick);
     branch = pick;
   }
+  await measureWiki(app, projectId);
   const ref = `refs/heads/${branch}`;
   const from = before.get(ref) ?? EMPTY_TREE;
   const to = after.get(ref);

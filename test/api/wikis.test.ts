@@ -405,6 +405,23 @@ print(json.dumps({'slug': page.slug, 'content': again.content, 'titles': [w.titl
     expect(out.upload).toMatchObject({ file_name: 'notes.txt', link: { markdown: expect.stringMatching(/^\[notes\.txt\]\(uploads\/[0-9a-f]{32}\/notes\.txt\)$/) } });
   });
 
+  it("measures the wiki and the project's snippets in the project's and its group's statistics", async () => {
+    const group = (await s.request('POST', '/groups', { token: alice.token, json: { name: 'wikigroup', path: 'wikigroup' } })).body;
+    const p = await createProject(s, 'measured', { token: alice.token, extra: { namespace_id: group.id } });
+    const stats = async () => (await s.request('GET', `/projects/${p.id}?statistics=true`, { token: alice.token })).body.statistics;
+    const before = await stats();
+    expect(before).toMatchObject({ wiki_size: 0, snippets_size: 0 });
+    await s.request('POST', wikis(p.id), { token: alice.token, json: { title: 'home', content: 'x'.repeat(2000) } });
+    await s.request('POST', `/projects/${p.id}/snippets`, { token: alice.token, json: { title: 'sn', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] } });
+    const after = await stats();
+    expect(after.wiki_size).toBeGreaterThan(0);
+    expect(after.snippets_size).toBeGreaterThan(0);
+    expect(after.storage_size).toBe(after.repository_size + after.wiki_size + after.snippets_size);
+    // Group statistics are for administrators (the root token).
+    const g = (await s.request('GET', '/groups?statistics=true&search=wikigroup')).body[0].statistics;
+    expect(g).toMatchObject({ wiki_size: after.wiki_size, snippets_size: after.snippets_size, storage_size: after.storage_size });
+  });
+
   it('a deleted project takes its wiki repository and metas with it', async () => {
     const gone = await createProject(s, 'gonewiki', { token: alice.token });
     await s.request('POST', wikis(gone.id), { token: alice.token, json: { title: 'home', content: 'bye' } });

@@ -55,6 +55,10 @@ export interface ProjectsTable {
   star_count: Generated<number>;
   /** Commits on the default branch, counted when it moves (project statistics). */
   commit_count: Generated<number>;
+  /** Bytes of the wiki repository (migration 0030). */
+  wiki_size: Generated<number>;
+  /** Bytes of the project's snippet repositories together (migration 0030). */
+  snippets_size: Generated<number>;
   /** Migration 0022: the last issue iid given, and the open issues (GitLab's open_issues_count). */
   issue_iid_counter: Generated<number>;
   open_issues_count: Generated<number>;

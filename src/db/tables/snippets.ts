@@ -15,6 +15,8 @@ export interface SnippetsTable {
   /** JSON array of the file paths on the default branch, sorted as git lists them. */
   file_paths: string;
   default_branch: string;
+  /** Bytes of the snippet's repository (migration 0030). */
+  repository_size: Generated<number>;
   created_at: string;
   updated_at: string;
 }

@@ -25,20 +25,27 @@ export async function measureRepository(app: AppContext, projectId: number, chan
     .execute();
 }
 
+/** The sizes Labwright measures: the repository, the wiki repository, the project's snippet repositories. */
+export interface MeasuredSizes {
+  repository: number;
+  wiki: number;
+  snippets: number;
+}
+
 /**
- * The storage sizes GitLab reports (project and group statistics) from the one Labwright keeps:
- * the repository on disk. No wiki, LFS, artifacts, packages, snippets or uploads exist here.
+ * The storage sizes GitLab reports (project and group statistics) from the ones Labwright keeps:
+ * the repositories on disk. No LFS, artifacts, packages or uploads exist here.
  */
-export function storageSizes(repositorySize: number) {
+export function storageSizes(m: MeasuredSizes) {
   return {
-    storage_size: repositorySize,
-    repository_size: repositorySize,
-    wiki_size: 0,
+    storage_size: m.repository + m.wiki + m.snippets,
+    repository_size: m.repository,
+    wiki_size: m.wiki,
     lfs_objects_size: 0,
     job_artifacts_size: 0,
     pipeline_artifacts_size: 0,
     packages_size: 0,
-    snippets_size: 0,
+    snippets_size: m.snippets,
     uploads_size: 0,
   };
 }
