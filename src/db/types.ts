@@ -33,6 +33,7 @@ import type { DeployTokensTable } from './tables/deploy-tokens.js';
 import type { EventsTable } from './tables/events.js';
 import type { SnippetsTable } from './tables/snippets.js';
 import type { WikiPageMetaTable } from './tables/wikis.js';
+import type { TodosTable } from './tables/todos.js';
 import type { ResourceEventsTable } from './tables/resource-events.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
@@ -95,6 +96,7 @@ export interface DB {
   events: EventsTable;
   snippets: SnippetsTable;
   wiki_page_meta: WikiPageMetaTable;
+  todos: TodosTable;
   resource_events: ResourceEventsTable;
   environments: EnvironmentsTable;
 }

@@ -23,8 +23,10 @@ export interface MergeRequestEvent {
   projectId: number;
   info?: ProjectInfo;
   mr: MrRow;
-  /** The merge request before an update, when a listener wanted it. */
+  /** The merge request before an update (its people and labels when a listener wanted them, or when they changed). */
   previous?: { row: MrRow; associations?: MrAssociations };
+  /** A new merge request's assignees and reviewers as asked for (to-dos). */
+  people?: { assigneeIds: number[]; reviewerIds: number[] };
   userId: number;
   action: MrAction;
   /** A push to the source branch: where it was before (GitLab's `oldrev`). */

@@ -25,6 +25,7 @@ import { registerResourceEventRoutes } from './resource-events/routes.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerSnippetRoutes } from './snippets/routes.js';
 import { registerWikiRoutes } from './wikis/routes.js';
+import { registerTodoRoutes } from './todos/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -59,6 +60,7 @@ export const apiModules: RouteModule[] = [
   registerSearchRoutes,
   registerSnippetRoutes,
   registerWikiRoutes,
+  registerTodoRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

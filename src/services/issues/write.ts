@@ -159,7 +159,8 @@ export async function updateIssue(app: AppContext, info: ProjectInfo, issue: Iss
   validateText(attrs);
   const assignees = attrs.assigneeIds ? (await existingUserIds(app.db, attrs.assigneeIds)).slice(0, 1) : undefined;
   // What it was, for the events' `changes`, when someone listens.
-  const wanted = await eventsWanted(app, issue.project_id, 'issue');
+  // Its people and labels before: for the events' `changes` when someone listens, for to-dos when the assignees change.
+  const wanted = (await eventsWanted(app, issue.project_id, 'issue')) || assignees !== undefined;
   const previousAssociations = wanted ? await associations(app.db, issue.id) : undefined;
   await app.database.transaction(async (trx) => {
     const current = await app.database.forUpdate(trx.selectFrom('issues').selectAll().where('id', '=', issue.id)).executeTakeFirst();
@@ -250,6 +251,7 @@ async function deleteIssueChildren(trx: Transaction<DB>, ids: () => number[] | S
     .where('target_id', 'in', (eb) => eb.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()))
     .execute();
   await trx.deleteFrom('events').where('target_type', '=', 'Issue').where('target_id', 'in', ids()).execute();
+  await trx.deleteFrom('todos').where('target_type', '=', 'Issue').where('target_id', 'in', ids()).execute();
   await trx.deleteFrom('resource_events').where('resource_type', '=', 'Issue').where('resource_id', 'in', ids()).execute();
   await trx.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids()).execute();
 }

@@ -238,7 +238,8 @@ async function resolveMilestone(db: Kysely<DB>, info: ProjectInfo, attrs: MrAttr
 export async function createMergeRequest(app: AppContext, info: ProjectInfo, author: UserRow, input: CreateInput, source: ProjectInfo = info): Promise<MrRow> {
   const mr = await insertMergeRequest(app, info, author, input, source);
   await syncClosingIssues(app, info, mr, { created: true });
-  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr, userId: author.id, action: 'open' });
+  const people = { assigneeIds: input.assigneeIds ?? [], reviewerIds: input.reviewerIds ?? [] };
+  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr, people, userId: author.id, action: 'open' });
   return mr;
 }
 
@@ -360,8 +361,9 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
     attrs.assigneeIds ? existingUserIds(app.db, attrs.assigneeIds) : Promise.resolve(undefined),
     attrs.reviewerIds ? existingUserIds(app.db, attrs.reviewerIds) : Promise.resolve(undefined),
   ]);
-  // What it was, for the events' `changes`, when someone listens.
-  const previous = (await eventsWanted(app, mr.project_id, 'merge_request')) ? { row: mr, associations: await loadAssociations(app.db, mr.id) } : undefined;
+  // What it was: for the events' `changes` when someone listens, for to-dos when its people change.
+  const wanted = (await eventsWanted(app, mr.project_id, 'merge_request')) || assignees !== undefined || reviewers !== undefined;
+  const previous = wanted ? { row: mr, associations: await loadAssociations(app.db, mr.id) } : { row: mr };
   // A reopen or retarget racing a creation (they lock different rows) is refused by the database.
   const branches: Branches = { project_id: mr.project_id, source_project_id: mr.source_project_id, source_branch: mr.source_branch, target_branch: retarget ? attrs.targetBranch! : mr.target_branch };
   await refusingDuplicates(app, branches, () => app.database.transaction(async (trx) => {
@@ -413,7 +415,7 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
   const fresh = await refreshMergeStatus(app, (await findMrById(app.db, mr.id))!);
   if (attrs.title !== undefined || attrs.description !== undefined || retarget) await syncClosingIssues(app, info, fresh);
   const action = mr.state === 'opened' && fresh.state === 'closed' ? 'close' : mr.state === 'closed' && fresh.state === 'opened' ? 'reopen' : 'update';
-  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr: fresh, ...(previous ? { previous } : {}), userId: user.id, action });
+  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr: fresh, previous, userId: user.id, action });
   return fresh;
 }
 
@@ -439,6 +441,7 @@ export async function deleteMergeRequest(app: AppContext, mr: MrRow): Promise<vo
     await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', mr.id).execute();
     await deleteNotesOf(trx, mr.id);
     await trx.deleteFrom('events').where('target_type', '=', 'MergeRequest').where('target_id', '=', mr.id).execute();
+    await trx.deleteFrom('todos').where('target_type', '=', 'MergeRequest').where('target_id', '=', mr.id).execute();
     await trx.deleteFrom('resource_events').where('resource_type', '=', 'MergeRequest').where('resource_id', '=', mr.id).execute();
     await trx.deleteFrom('subscriptions').where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', '=', mr.id).execute();
     await trx.deleteFrom('deployment_merge_requests').where('merge_request_id', '=', mr.id).execute();

@@ -1,5 +1,6 @@
 // Shared lookups for merge request routes: the project (404/403 rules of findProject), the merge
 // request feature's access rule, the merge request by iid, and presentation of one request.
+import { userCanReadMrs } from '../../../services/merge-requests/access.js';
 import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../../db/types.js';
 import { prepared, type BoundStatement } from '../../../db/prepared.js';
@@ -18,13 +19,9 @@ export interface MrProject {
 
 /** Whether the caller may read merge requests of the project (the feature's access level). */
 export function canReadMrs(c: Ctx, info: ProjectInfo, access: number): boolean {
-  // A disabled feature is closed to administrators too (GitLab's merge_requests_disabled).
-  const level = info.project.merge_requests_access_level;
-  if (level === 'disabled') return false;
-  if (c.user?.is_admin) return true;
-  if (level === 'private' || info.project.visibility === 'private') return access >= AccessLevel.REPORTER; // GitLab: Guests of private projects do not read merge requests (they are code)
-  return true;
+  return userCanReadMrs(c.user, info, access);
 }
+
 
 /** The project of `:id` whose merge requests the caller may read (404 / 403 otherwise). */
 export async function mrProject(

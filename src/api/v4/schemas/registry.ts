@@ -50,6 +50,7 @@ import {
 import { Event } from './events.js';
 import { Snippet } from './snippets.js';
 import { WikiAttachment, WikiPage, WikiPageListEntry } from './wikis.js';
+import { Todo } from './todos.js';
 import { ResourceLabelEvent, ResourceMilestoneEvent, ResourceStateEvent } from './resource-events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
@@ -145,6 +146,13 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /projects/:id/snippets/:snippet_id': empty,
   'GET /projects/:id/snippets/:snippet_id/raw': raw('a file of the snippet'),
   'GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw': raw('a file of the snippet'),
+
+  // todos/routes.ts
+  'GET /todos': list(Todo),
+  'POST /todos/:id/mark_as_done': json(Todo),
+  'POST /todos/mark_as_done': empty,
+  'POST /projects/:id/issues/:issue_iid/todo': json(Todo),
+  'POST /projects/:id/merge_requests/:merge_request_iid/todo': json(Todo),
 
   // wikis/routes.ts
   'GET /projects/:id/wikis': list(WikiPageListEntry),

@@ -1,0 +1,25 @@
+// Entities::Todo (GET /todos and the routes that mark to-dos).
+import { NStr, Int, Str, Time, ifHas, nullable, obj } from './common.js';
+import { Issue } from './issues.js';
+import { MergeRequest } from './merge-requests.js';
+import { UserBasic } from './users.js';
+
+/** Entities::ProjectIdentity. */
+const ProjectIdentity = obj({ id: Int(), description: NStr(), name: Str(), name_with_namespace: Str(), path: Str(), path_with_namespace: Str(), created_at: Time() }, { title: 'ProjectIdentity' });
+
+export const Todo = obj(
+  {
+    id: Int(),
+    project: ProjectIdentity,
+    author: nullable(UserBasic),
+    action_name: Str(),
+    target_type: Str(),
+    target: ifHas(['merge_status'], MergeRequest, Issue),
+    target_url: Str(),
+    body: Str(),
+    state: Str(),
+    created_at: Time(),
+    updated_at: Time(),
+  },
+  { title: 'Todo' },
+);

@@ -1,0 +1,360 @@
+// To-do items (GitLab's Todo and TodoService): made when someone is assigned an issue or a merge
+// request, asked to review one, or mentioned in its title, description or a comment (directly
+// addressed when the mention opens a paragraph), or when a user marks one themselves; done when the
+// user acts on the target (comments, edits, closes, merges, approves, awards an emoji) or says so.
+// Only people who may read the target (and an internal comment) get one. As GitLab with its
+// `multiple_todos` behaviour (the default since 17.8): mentions may repeat, any other reason is
+// skipped while the same one is pending. Acting on your own issue gives you to-dos as in GitLab
+// (assigning yourself, mentioning yourself).
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../context.js';
+import { nowIso } from '../db/database.js';
+import type { UserRow } from '../db/repositories/users.js';
+import type { TodosTable } from '../db/tables/todos.js';
+import { AccessLevel, canReadProject } from './access.js';
+import { eventRecorders, type DomainEvent } from './events.js';
+import { canReadIssue, canReadIssues } from './issues/access.js';
+import type { IssueRow } from './issues/rows.js';
+import { userCanReadMrs } from './merge-requests/access.js';
+import type { ProjectInfo } from './merge-requests/rows.js';
+import { allMembers } from './members.js';
+import { projectDeletionHooks } from './projects/create.js';
+import { loadProjectById } from './projects/lookup.js';
+import { userDeletionHooks } from './users.js';
+
+export type TodoRow = Selectable<TodosTable>;
+
+/** GitLab's Todo actions and the names the API shows. */
+export const TODO_ACTION_NAMES: Record<number, string> = {
+  1: 'assigned',
+  2: 'mentioned',
+  3: 'build_failed',
+  4: 'marked',
+  5: 'approval_required',
+  6: 'unmergeable',
+  7: 'directly_addressed',
+  8: 'merge_train_removed',
+  9: 'review_requested',
+  10: 'member_access_requested',
+  11: 'review_submitted',
+  12: 'okr_checkin_requested',
+  13: 'added_approver',
+  14: 'ssh_key_expired',
+  15: 'ssh_key_expiring_soon',
+};
+export const TodoAction = { ASSIGNED: 1, MENTIONED: 2, MARKED: 4, DIRECTLY_ADDRESSED: 7, REVIEW_REQUESTED: 9 } as const;
+/** Todo::ACTIONS_MULTIPLE_ALLOWED. */
+const MULTIPLE_ALLOWED = new Set([2, 7, 10]);
+/** TodosFinder::TODO_TYPES (the `type` filter's values). */
+export const TODO_TYPES = ['Commit', 'Issue', 'WorkItem', 'MergeRequest', 'DesignManagement::Design', 'AlertManagement::Alert', 'Namespace', 'Project', 'Key', 'WikiPage::Meta'] as const;
+/** GITLAB-COMPAT: at most this many people get to-dos from one text (GitLab sets no bound; @all in a large project). */
+export const MAX_MENTION_RECIPIENTS = 100;
+
+export type TodoTargetType = 'Issue' | 'MergeRequest';
+
+export interface TodoTarget {
+  type: TodoTargetType;
+  id: number;
+  /** The issue itself (confidential issues are read by fewer people). */
+  issue?: IssueRow;
+}
+
+// --- mentions (Banzai's user references, approximated on the Markdown source) ---
+
+/** Code spans and fenced blocks hold no references. */
+function withoutCode(text: string): string {
+  return text
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?(^\1[^\n]*$|(?![\s\S]))/gm, '')
+    .replace(/`+[^`\n]*`+/g, '');
+}
+
+const MENTION = /(?<![\w@`/.+-])@([a-zA-Z0-9_][a-zA-Z0-9_./-]*)/g;
+
+function cleanName(raw: string): string {
+  return raw.replace(/[./-]+$/, '').toLowerCase();
+}
+
+/**
+ * The names a text mentions (users, groups, `all`), lower case, and those it addresses directly:
+ * the mentions a paragraph opens with, separated by spaces only (GitLab's DirectlyAddressedUserParser).
+ */
+export function parseMentions(text: string | null | undefined): { mentioned: string[]; direct: string[] } {
+  if (!text || !text.includes('@')) return { mentioned: [], direct: [] };
+  const plain = withoutCode(text);
+  const mentioned = new Set<string>();
+  for (const m of plain.matchAll(MENTION)) {
+    const name = cleanName(m[1]!);
+    if (name) mentioned.add(name);
+  }
+  const direct = new Set<string>();
+  for (const paragraph of plain.split(/\n\s*\n/)) {
+    let rest = paragraph.replace(/^\s+/, '');
+    for (;;) {
+      const m = /^@([a-zA-Z0-9_][a-zA-Z0-9_./-]*)/.exec(rest);
+      if (!m) break;
+      const name = cleanName(m[1]!);
+      if (name) direct.add(name);
+      rest = rest.slice(m[0].length);
+      const gap = /^[ \t]+/.exec(rest);
+      if (!gap) break;
+      rest = rest.slice(gap[0].length);
+    }
+  }
+  return { mentioned: [...mentioned], direct: [...direct] };
+}
+
+/** The users behind mentioned names: users by username, direct members of groups by path, `all` the project's members (only when the author is one). */
+async function usersNamed(app: AppContext, info: ProjectInfo, names: string[], authorId: number): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>();
+  if (!names.length) return out;
+  const db = app.db;
+  const users = await db
+    .selectFrom('users')
+    .select(['id', 'username'])
+    .where((eb) => eb(eb.fn('lower', ['username']), 'in', names))
+    .execute();
+  for (const u of users) out.set(u.username.toLowerCase(), [u.id]);
+  const groupNames = names.filter((n) => !out.has(n) && n !== 'all');
+  if (groupNames.length) {
+    const groups = await db
+      .selectFrom('namespaces')
+      .select(['id', 'full_path'])
+      .where('kind', '=', 'group')
+      .where((eb) => eb(eb.fn('lower', ['full_path']), 'in', groupNames))
+      .execute();
+    if (groups.length) {
+      const members = await db
+        .selectFrom('members')
+        .select(['source_id', 'user_id'])
+        .where('source_type', '=', 'Namespace')
+        .where('source_id', 'in', groups.map((g) => g.id))
+        .where('access_level', '>=', AccessLevel.GUEST)
+        .limit(MAX_MENTION_RECIPIENTS * 10)
+        .execute();
+      for (const g of groups) out.set(g.full_path.toLowerCase(), members.filter((m) => m.source_id === g.id).map((m) => m.user_id));
+    }
+  }
+  if (names.includes('all') && !out.has('all')) {
+    const source = { type: 'Project' as const, id: info.project.id, project: info.project, namespace: info.namespace };
+    const members = await allMembers(db, source, {}, null);
+    if (members.some((m) => m.user_id === authorId)) out.set('all', members.map((m) => m.user_id));
+  }
+  return out;
+}
+
+// --- who may read the target ---
+
+/** The users among `ids` who may read the target (and, for an internal comment, internal notes). */
+async function readers(app: AppContext, info: ProjectInfo, target: TodoTarget, ids: number[], internal = false): Promise<UserRow[]> {
+  const unique = [...new Set(ids)].slice(0, MAX_MENTION_RECIPIENTS);
+  if (!unique.length) return [];
+  const users = (await app.db.selectFrom('users').selectAll().where('id', 'in', unique).execute()) as UserRow[];
+  const source = { type: 'Project' as const, id: info.project.id, project: info.project, namespace: info.namespace };
+  const members = await allMembers(app.db, source, { userIds: unique }, null);
+  const levels = new Map(members.map((m) => [m.user_id, m.access_level]));
+  let assignees: number[] = [];
+  if (target.type === 'Issue' && target.issue?.confidential === 1) {
+    assignees = (await app.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', target.id).execute()).map((r) => r.user_id);
+  }
+  return users.filter((u) => {
+    if (u.state !== 'active') return false;
+    const access = u.is_admin ? AccessLevel.OWNER : (levels.get(u.id) ?? 0);
+    if (!canReadProject(u, info.project, access)) return false;
+    if (target.type === 'Issue') {
+      if (!target.issue || !canReadIssues(u, info, access) || !canReadIssue(u, access, target.issue, assignees)) return false;
+      return !internal || Boolean(u.is_admin) || access >= AccessLevel.PLANNER;
+    }
+    if (!userCanReadMrs(u, info, access)) return false;
+    return !internal || Boolean(u.is_admin) || access >= AccessLevel.REPORTER;
+  });
+}
+
+// --- writing to-dos ---
+
+interface NewTodos {
+  info: ProjectInfo;
+  target: TodoTarget;
+  userIds: number[];
+  authorId: number;
+  action: number;
+  noteId?: number | null;
+}
+
+/** Inserts to-dos for the users, skipping those with the same pending one where it may not repeat. */
+async function insertTodos(app: AppContext, t: NewTodos): Promise<void> {
+  let ids = [...new Set(t.userIds)];
+  if (!ids.length) return;
+  if (!MULTIPLE_ALLOWED.has(t.action)) {
+    const pending = await app.db
+      .selectFrom('todos')
+      .select('user_id')
+      .where('target_id', '=', t.target.id)
+      .where('target_type', '=', t.target.type)
+      .where('user_id', 'in', ids)
+      .where('action', '=', t.action)
+      .where('state', '=', 'pending')
+      .execute();
+    const skip = new Set(pending.map((r) => r.user_id));
+    ids = ids.filter((id) => !skip.has(id));
+  }
+  if (!ids.length) return;
+  const now = nowIso();
+  await app.db
+    .insertInto('todos')
+    .values(ids.map((userId) => ({ user_id: userId, project_id: t.info.project.id, target_type: t.target.type, target_id: t.target.id, author_id: t.authorId, action: t.action, note_id: t.noteId ?? null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })))
+    .execute();
+}
+
+/** Assignment or review to-dos for the people who may read the target. */
+async function peopleTodos(app: AppContext, info: ProjectInfo, target: TodoTarget, userIds: number[], authorId: number, action: number): Promise<void> {
+  if (!userIds.length) return;
+  const allowed = await readers(app, info, target, userIds);
+  await insertTodos(app, { info, target, userIds: allowed.map((u) => u.id), authorId, action });
+}
+
+/** Mention to-dos for a text (those addressed directly get only that one), minus the names in `before`. */
+async function mentionTodos(app: AppContext, info: ProjectInfo, target: TodoTarget, text: string, authorId: number, opts: { before?: string; noteId?: number; internal?: boolean } = {}): Promise<void> {
+  const now = parseMentions(text);
+  if (!now.mentioned.length) return;
+  const old = new Set(parseMentions(opts.before).mentioned);
+  const fresh = now.mentioned.filter((n) => !old.has(n));
+  if (!fresh.length) return;
+  const named = await usersNamed(app, info, fresh, authorId);
+  const idsOf = (names: string[]) => names.flatMap((n) => named.get(n) ?? []);
+  const directIds = new Set(idsOf(now.direct.filter((n) => fresh.includes(n))));
+  const allowed = new Set((await readers(app, info, target, idsOf(fresh), opts.internal)).map((u) => u.id));
+  const direct = [...directIds].filter((id) => allowed.has(id));
+  const mentioned = [...allowed].filter((id) => !directIds.has(id));
+  const common = { info, target, authorId, noteId: opts.noteId ?? null };
+  await insertTodos(app, { ...common, userIds: direct, action: TodoAction.DIRECTLY_ADDRESSED });
+  await insertTodos(app, { ...common, userIds: mentioned, action: TodoAction.MENTIONED });
+}
+
+/** TodoService#resolve_todos_for_target: the user's own pending to-dos on the target are done. */
+export async function resolveTodosForTarget(app: AppContext, target: { type: string; id: number }, userId: number, by = 'system_done'): Promise<void> {
+  await app.db
+    .updateTable('todos')
+    .set({ state: 'done', resolved_by_action: by, updated_at: nowIso() })
+    .where('target_id', '=', target.id)
+    .where('target_type', '=', target.type)
+    .where('user_id', '=', userId)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+/** TodoService#mark_todo: a `marked` to-do of the user on the target; null when one is pending already (304). */
+export async function markTodo(app: AppContext, info: ProjectInfo, target: TodoTarget, user: UserRow): Promise<TodoRow | null> {
+  const pending = await app.db
+    .selectFrom('todos')
+    .select('id')
+    .where('target_id', '=', target.id)
+    .where('target_type', '=', target.type)
+    .where('user_id', '=', user.id)
+    .where('action', '=', TodoAction.MARKED)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (pending) return null;
+  const now = nowIso();
+  return app.db
+    .insertInto('todos')
+    .values({ user_id: user.id, project_id: info.project.id, target_type: target.type, target_id: target.id, author_id: user.id, action: TodoAction.MARKED, note_id: null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+// --- reacting to changes ---
+
+async function infoOf(app: AppContext, projectId: number, info: ProjectInfo | undefined): Promise<ProjectInfo | null> {
+  return info ?? (await loadProjectById(app.db, projectId));
+}
+
+function added(now: number[], before: number[] | undefined): number[] {
+  if (!before) return [];
+  const had = new Set(before);
+  return now.filter((id) => !had.has(id));
+}
+
+async function onEvent(app: AppContext, e: DomainEvent): Promise<void> {
+  if (e.kind === 'issue') {
+    const target: TodoTarget = { type: 'Issue', id: e.issue.id, issue: e.issue };
+    if (e.action !== 'open') await resolveTodosForTarget(app, target, e.userId);
+    if (e.action !== 'open' && e.action !== 'update') return;
+    const wantsAssignees = e.action === 'open' || e.previousAssociations !== undefined;
+    const text = `${e.issue.title}\n\n${e.issue.description ?? ''}`;
+    const before = e.previous ? `${e.previous.title}\n\n${e.previous.description ?? ''}` : undefined;
+    if (!wantsAssignees && (before === undefined || before === text || !text.includes('@'))) return;
+    const info = await infoOf(app, e.projectId, e.info);
+    if (!info) return;
+    if (wantsAssignees) {
+      const now = (await app.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', e.issue.id).execute()).map((r) => r.user_id);
+      const fresh = e.action === 'open' ? now : added(now, e.previousAssociations?.assigneeIds);
+      await peopleTodos(app, info, target, fresh, e.userId, TodoAction.ASSIGNED);
+    }
+    if (e.action === 'open' || (before !== undefined && before !== text)) await mentionTodos(app, info, target, text, e.userId, before !== undefined ? { before } : {});
+    return;
+  }
+  if (e.kind === 'merge_request') {
+    const target: TodoTarget = { type: 'MergeRequest', id: e.mr.id };
+    if (e.action !== 'open') await resolveTodosForTarget(app, target, e.userId);
+    if (e.action !== 'open' && e.action !== 'update') return;
+    const text = `${e.mr.title}\n\n${e.mr.description ?? ''}`;
+    const before = e.previous ? `${e.previous.row.title}\n\n${e.previous.row.description ?? ''}` : undefined;
+    const people = e.action === 'open' ? e.people : undefined;
+    const previous = e.previous?.associations;
+    const textChanged = e.action === 'open' ? text.includes('@') : before !== undefined && before !== text && text.includes('@');
+    if (!textChanged && !people?.assigneeIds.length && !people?.reviewerIds.length && !previous) return;
+    const info = await infoOf(app, e.projectId, e.info);
+    if (!info) return;
+    let assignees: number[] = people?.assigneeIds ?? [];
+    let reviewers: number[] = people?.reviewerIds ?? [];
+    if (previous) {
+      const [a, r] = await Promise.all([
+        app.db.selectFrom('merge_request_assignees').select('user_id').where('merge_request_id', '=', e.mr.id).execute(),
+        app.db.selectFrom('merge_request_reviewers').select('user_id').where('merge_request_id', '=', e.mr.id).execute(),
+      ]);
+      assignees = added(a.map((x) => x.user_id), previous.assigneeIds);
+      reviewers = added(r.map((x) => x.user_id), previous.reviewerIds);
+    }
+    await peopleTodos(app, info, target, assignees, e.userId, TodoAction.ASSIGNED);
+    await peopleTodos(app, info, target, reviewers, e.userId, TodoAction.REVIEW_REQUESTED);
+    if (textChanged) await mentionTodos(app, info, target, text, e.userId, before !== undefined && e.action === 'update' ? { before } : {});
+    return;
+  }
+  if (e.kind === 'note') {
+    const n = e.note;
+    if (n.system === 1 || (n.noteable_type !== 'Issue' && n.noteable_type !== 'MergeRequest')) return;
+    const type = n.noteable_type as TodoTargetType;
+    if (e.action === 'create') await resolveTodosForTarget(app, { type, id: n.noteable_id }, e.userId);
+    if (e.action !== 'create' || !n.body.includes('@')) return;
+    const info = await infoOf(app, e.projectId, undefined);
+    if (!info) return;
+    const issue = type === 'Issue' ? ((await app.db.selectFrom('issues').selectAll().where('id', '=', n.noteable_id).executeTakeFirst()) as IssueRow | undefined) : undefined;
+    if (type === 'Issue' && !issue) return;
+    await mentionTodos(app, info, { type, id: n.noteable_id, ...(issue ? { issue } : {}) }, n.body, e.userId, { noteId: n.id, internal: n.internal === 1 });
+    return;
+  }
+  if (e.kind === 'emoji' && e.action === 'award' && (e.award.awardable_type === 'Issue' || e.award.awardable_type === 'MergeRequest')) {
+    await resolveTodosForTarget(app, { type: e.award.awardable_type, id: e.award.awardable_id }, e.userId);
+  }
+}
+
+let registered = false;
+
+/** Reacts to issue, merge request, comment and emoji changes; removes to-dos with their project or user. */
+export function registerTodos(): void {
+  if (registered) return;
+  registered = true;
+  eventRecorders.push(async function todosFor(app, e) {
+    try {
+      await onEvent(app, e);
+    } catch (err) {
+      app.log.error({ err, kind: e.kind }, 'to-dos not recorded');
+    }
+  });
+  projectDeletionHooks.push(async function deleteProjectTodos(_app, trx, projectId) {
+    await trx.deleteFrom('todos').where('project_id', '=', projectId).execute();
+  });
+  userDeletionHooks.push(async function deleteUserTodos(_app, trx, user) {
+    await trx.deleteFrom('todos').where((eb) => eb.or([eb('user_id', '=', user.id), eb('author_id', '=', user.id)])).execute();
+  });
+}
