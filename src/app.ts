@@ -152,7 +152,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // File fields become Buffers in the body; their names are kept on the request (wiki attachments).
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
-    limits: { fileSize: 20 * 1024 * 1024 },
+    // Every GitLab route that takes a file takes one.
+    limits: { fileSize: 20 * 1024 * 1024, files: 1 },
     async onFile(this: FastifyRequest, part) {
       await part.toBuffer();
       (this.lwUploadNames ??= {})[part.fieldname] = part.filename;

@@ -119,7 +119,7 @@ export async function authorizeSnippetGit(app: AppContext, caller: GitCaller, fu
 /** GitLab's GitAccessWiki: download_wiki_code to clone, create_wiki to push (no protected branches). */
 function authorizeWiki(user: Parameters<typeof canWriteWiki>[0], p: { project: ProjectRow; namespace: NamespaceRow; access: number }, rpc: 'upload-pack' | 'receive-pack'): GitDecision {
   const deny = (status: 401 | 403, message: string): GitDecision => ({ allow: false, status, message });
-  if (!canDownloadWiki(user, p)) return user ? deny(403, rpc === 'receive-pack' ? PUSH_DENIED : 'You are not allowed to download code from this project.') : deny(401, ACCESS_DENIED);
+  if (!canDownloadWiki(user, p)) return user ? deny(403, rpc === 'receive-pack' ? "You are not allowed to write to this project's wiki." : 'You are not allowed to download files from this wiki.') : deny(401, ACCESS_DENIED);
   if (rpc === 'receive-pack') {
     if (!user) return deny(401, ACCESS_DENIED);
     if (p.project.archived) return deny(403, 'You are not allowed to push code to an archived project.');

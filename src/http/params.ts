@@ -18,7 +18,8 @@ function decode(s: string): string {
 }
 
 function isHash(v: unknown): v is ParamHash {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  // An uploaded file (a Buffer) is a value, not a hash: walking its bytes stalled every request.
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 }
 
 /** Keys that could reach Object.prototype are dropped outright. */

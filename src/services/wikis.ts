@@ -17,8 +17,8 @@ import type { UserRow } from '../db/repositories/users.js';
 import { repoPathProblem } from '../git/paths.js';
 import { catFileBatch, catFileCheck } from '../git/objects.js';
 import { randomBytes } from 'node:crypto';
-import { runGit } from '../git/exec.js';
-import { GitRepository, initBareRepository, isGitError } from '../git/repository.js';
+import { runGit, spawnGit } from '../git/exec.js';
+import { GitRepository, initBareRepository, isGitError, isValidNewBranchName } from '../git/repository.js';
 import type { FileAction } from '../git/write.js';
 import { apiError, forbidden } from '../http/errors.js';
 import { AccessLevel, visibleWithoutMembership } from './access.js';
@@ -26,6 +26,7 @@ import { recordEvents } from './activity.js';
 import { projectDeletionHooks } from './projects/create.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { removeReposWhenGone } from './repository/removal.js';
+import { isUniqueViolation } from './projects/unique.js';
 import { triggerHooks } from './webhooks/dispatch.js';
 import type { HookProject } from './webhooks/payloads.js';
 import { wikiPagePayload } from './webhooks/wiki-payloads.js';
@@ -124,7 +125,8 @@ function formatOfExtension(ext: string): string {
 /** A page for a file of the repository, or null when the file is not a page. */
 export function pageOfFile(path: string, blobId: string): WikiPage | null {
   const m = PAGE_FILE.exec(path);
-  if (!m) return null;
+  // A file only a push can name (a newline, control characters) is no page: the API could not address it.
+  if (!m || /[\x00-\x1f\x7f]/.test(path) || repoPathProblem(path)) return null;
   const base = posix.basename(path);
   const lastDot = base.lastIndexOf('.');
   return {
@@ -194,24 +196,31 @@ function validateContent(content: string): void {
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
-/** The YAML block a page starts with, as a hash ({} when there is none or it is not a hash). */
-export function frontMatterOf(content: string): Record<string, unknown> {
+/** The YAML block a page starts with: a hash, or null when there is a block that is not one (too long, not YAML). */
+function parseFrontMatter(content: string): Record<string, unknown> | null {
   const m = FRONT_MATTER.exec(content);
-  if (!m || m[1]!.length > 5000) return {};
+  if (!m) return {};
+  if (m[1]!.length > 5000) return null;
   try {
     const parsed = parseYaml(m[1]!, { schema: 'core', maxAliasCount: 10 }) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
-    return {};
+    return null;
   }
 }
 
-/** The content with its front matter replaced by `front` merged into it. */
+/** The YAML block a page starts with, as a hash ({} when there is none or it is not a hash). */
+export function frontMatterOf(content: string): Record<string, unknown> {
+  return parseFrontMatter(content) ?? {};
+}
+
+/** The content with `front` merged into its front matter; a block that cannot be read is not overwritten (400). */
 function withFrontMatter(content: string, front: Record<string, unknown>): string {
   const m = FRONT_MATTER.exec(content);
-  const merged = { ...(m ? frontMatterOf(content) : {}), ...front };
+  const current = parseFrontMatter(content);
+  if (current === null) throw apiError(400, { front_matter: ["cannot be merged: the page's front matter is not a YAML hash"] });
   const body = m ? content.slice(m[0].length) : content;
-  return `---\n${stringifyYaml(merged)}---\n${body}`;
+  return `---\n${stringifyYaml({ ...current, ...front })}---\n${body}`;
 }
 
 // --- the repository ---
@@ -248,10 +257,83 @@ export async function listPages(repo: GitRepository | null, ref?: string): Promi
   return pages.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
 }
 
-/** The pages' contents, one git call for all. */
+/** GitLab's Gitlab::Git::Blob::MAX_DATA_DISPLAY_SIZE: a page's content is cut there. */
+export const MAX_PAGE_DISPLAY = 10 * 1024 * 1024;
+/** What one response reads of pages at most; later pages' contents are cut (GITLAB-COMPAT: GitLab sets no total). */
+export const CONTENT_BUDGET = 64 * 1024 * 1024;
+const BATCH_BYTES = 16 * 1024 * 1024;
+
+/** The first `limit` bytes of a blob, without reading the rest. */
+function blobPrefix(gitDir: string, oid: string, limit: number): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const child = spawnGit(['cat-file', 'blob', oid], { gitDir });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      child.kill();
+      resolve(Buffer.concat(chunks).subarray(0, limit));
+    };
+    child.stdout!.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) finish();
+    });
+    child.on('close', finish);
+    child.on('error', finish);
+  });
+}
+
+/** The pages' contents, each cut at MAX_PAGE_DISPLAY and all together at CONTENT_BUDGET (few git calls). */
 export async function pageContents(repo: GitRepository, pages: WikiPage[]): Promise<Map<string, string>> {
-  const objects = await catFileBatch(repo.path, pages.map((p) => p.blobId));
-  return new Map(pages.map((p, i) => [p.path, objects[i]?.content.toString('utf8') ?? '']));
+  const out = new Map<string, string>();
+  const sizes = await catFileCheck(repo.path, pages.map((p) => p.blobId || '0000000000000000000000000000000000000000'));
+  let budget = CONTENT_BUDGET;
+  let batch: Array<{ page: WikiPage }> = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const objects = await catFileBatch(repo.path, batch.map((b) => b.page.blobId));
+    batch.forEach((b, i) => out.set(b.page.path, objects[i]?.content.toString('utf8') ?? ''));
+    batch = [];
+    batchBytes = 0;
+  };
+  for (const [i, page] of pages.entries()) {
+    const size = sizes[i]?.type === 'blob' ? sizes[i]!.size : 0;
+    const allowed = Math.min(size, MAX_PAGE_DISPLAY, budget);
+    budget -= allowed;
+    if (size === 0 || allowed <= 0) out.set(page.path, '');
+    else if (allowed < size) out.set(page.path, (await blobPrefix(repo.path, page.blobId, allowed)).toString('utf8'));
+    else {
+      if (batchBytes + size > BATCH_BYTES) await flush();
+      batch.push({ page });
+      batchBytes += size;
+    }
+  }
+  await flush();
+  return out;
+}
+
+/** Every extension a page may have, the ones GitLab writes first. */
+const CANDIDATE_EXTENSIONS = ['md', 'asciidoc', 'rdoc', 'org', 'markdown', 'mkd', 'mkdn', 'mdown', 'adoc', 'textile', 'creole', 'rst', 'rest', 'rst.txt', 'rest.txt', 'wiki', 'mediawiki', 'pod', 'txt'];
+
+/** The pages at exact slugs on the default branch (one git call, whatever the wiki's size). */
+export async function pagesAtSlugs(repo: GitRepository | null, slugs: string[]): Promise<Map<string, WikiPage>> {
+  const out = new Map<string, WikiPage>();
+  const wanted = [...new Set(slugs)].filter((slug) => !repoPathProblem(`${slug}.md`) && !/[\x00-\x1f\x7f]/.test(slug));
+  if (!repo || !wanted.length) return out;
+  const branch = await branchOf(repo);
+  const paths = wanted.flatMap((slug) => CANDIDATE_EXTENSIONS.map((ext) => `${slug}.${ext}`));
+  const found = await catFileCheck(repo.path, paths.map((p) => `${branch}:${p}`));
+  paths.forEach((path, i) => {
+    const hit = found[i];
+    if (!hit || hit.type !== 'blob') return;
+    const page = pageOfFile(path, hit.oid);
+    if (page && !out.has(page.slug)) out.set(page.slug, page);
+  });
+  return out;
 }
 
 // One writer at a time per wiki: the duplicate checks and the commit see the same branch.
@@ -269,10 +351,33 @@ async function serialized<T>(projectId: number, work: () => Promise<T>): Promise
   }
 }
 
-async function commit(repo: GitRepository, user: UserRow, message: string, actions: FileAction[]): Promise<string> {
-  const branch = await branchOf(repo);
-  const head = await repo.branchSha(branch);
-  return repo.commitFiles({ branch, startSha: head, message, author: { name: user.name, email: user.email }, actions, expectedOldSha: head });
+/** The branch as one write sees it: its head and the pages there. */
+interface WikiState {
+  branch: string;
+  head: string | null;
+  pages: WikiPage[];
+}
+
+/**
+ * Runs a write against one state of the branch: its checks read the pages at `head`, and its commit
+ * lands only if the branch is still there (compare-and-swap); a push or another process that moved
+ * it meanwhile makes the write start again with the new state (three times at most).
+ */
+async function onBranch<T>(repo: GitRepository, write: (state: WikiState) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const branch = await branchOf(repo);
+    const head = await repo.branchSha(branch);
+    const pages = head ? await listPages(repo, head) : [];
+    try {
+      return await write({ branch, head, pages });
+    } catch (err) {
+      if (!isGitError(err, 'cas_failed') || attempt >= 2) throw err;
+    }
+  }
+}
+
+async function commit(repo: GitRepository, state: WikiState, user: UserRow, message: string, actions: FileAction[]): Promise<string> {
+  return repo.commitFiles({ branch: state.branch, startSha: state.head, message, author: { name: user.name, email: user.email }, actions, expectedOldSha: state.head });
 }
 
 async function blobAt(repo: GitRepository, sha: string, path: string): Promise<string> {
@@ -281,7 +386,7 @@ async function blobAt(repo: GitRepository, sha: string, path: string): Promise<s
 }
 
 function gitFailure(err: unknown, message: string): never {
-  if (isGitError(err)) throw apiError(400, { base: [message] });
+  if (isGitError(err) && err.code !== 'cas_failed') throw apiError(400, { base: [message] });
   throw err;
 }
 
@@ -314,11 +419,18 @@ export async function metaIds(app: AppContext, projectId: number, pages: Array<P
 /** After a rename: the page's meta takes the new slug (a meta left there by a deleted page lets go of it). */
 async function moveMeta(app: AppContext, projectId: number, from: WikiPage, to: Pick<WikiPage, 'slug' | 'title'>): Promise<number> {
   const [id] = (await metaIds(app, projectId, [from])).values();
-  await app.db.transaction().execute(async (trx) => {
-    await trx.updateTable('wiki_page_meta').set({ canonical_slug: null }).where('project_id', '=', projectId).where('canonical_slug', '=', to.slug).where('id', '!=', id!).execute();
-    await trx.updateTable('wiki_page_meta').set({ canonical_slug: to.slug, title: to.title, updated_at: nowIso() }).where('id', '=', id!).execute();
-  });
-  return id!;
+  // A list may insert a meta for the new slug between the two statements (PostgreSQL): once more then.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await app.db.transaction().execute(async (trx) => {
+        await trx.updateTable('wiki_page_meta').set({ canonical_slug: null }).where('project_id', '=', projectId).where('canonical_slug', '=', to.slug).where('id', '!=', id!).execute();
+        await trx.updateTable('wiki_page_meta').set({ canonical_slug: to.slug, title: to.title, updated_at: nowIso() }).where('id', '=', id!).execute();
+      });
+      return id!;
+    } catch (err) {
+      if (!isUniqueViolation(err) || attempt >= 2) throw err;
+    }
+  }
 }
 
 // --- events and webhooks ---
@@ -331,13 +443,13 @@ export interface WikiChangeContext {
 }
 
 /** The contribution event and the Wiki Page Hook of a change (never thrown: the change stands). */
-async function announce(ctx: WikiChangeContext, page: WikiPage, content: string, metaId: number, action: 'create' | 'update' | 'delete', message: string, sha: string): Promise<void> {
+async function announce(ctx: WikiChangeContext, page: WikiPage, content: string, metaId: number, action: 'create' | 'update' | 'delete', message: string, sha: string, branch: string): Promise<void> {
   await measureWiki(ctx.app, ctx.wiki.project.id);
   const eventAction = action === 'create' ? 'created' : action === 'update' ? 'updated' : 'destroyed';
   await recordEvents(ctx.app, [{ projectId: ctx.wiki.project.id, authorId: ctx.user.id, action: eventAction, targetType: 'WikiPage::Meta', targetId: metaId }]);
   await triggerHooks(ctx.app, ctx.wiki.project.id, {
     scope: 'wiki_page_hooks',
-    payload: () => wikiPagePayload({ base: ctx.base, project: ctx.wiki, user: ctx.user, page, content, action, message, sha, defaultBranch: WIKI_DEFAULT_BRANCH }),
+    payload: () => wikiPagePayload({ base: ctx.base, project: ctx.wiki, user: ctx.user, page, content, action, message, sha, defaultBranch: branch }),
   });
 }
 
@@ -358,7 +470,7 @@ export async function wikiTestPayload(app: AppContext, base: string, project: Ho
   const [page] = await listPages(repo);
   if (!repo || !page) return null;
   const branch = await branchOf(repo);
-  const [content, last] = await Promise.all([pageContents(repo, [page]), repo.lastCommitForPath(branch, page.path)]);
+  const [content, last] = await Promise.all([pageContents(repo, [page]), repo.lastCommitForPath(branch, page.path).catch(() => null)]);
   return wikiPagePayload({ base, project, user, page, content: content.get(page.path) ?? '', action: 'create', message: last?.message ?? '', sha: last?.id ?? '', defaultBranch: branch });
 }
 
@@ -387,21 +499,21 @@ export async function createPage(ctx: WikiChangeContext, input: NewPage): Promis
   validateContent(content);
   const path = `${slug}.${DEFAULT_EXTENSION[input.format]}`;
   const projectId = ctx.wiki.project.id;
+  const repo = (await wikiRepository(ctx.app, projectId, true))!;
+  const message = input.message?.trim() ? input.message : `${ctx.user.username} created page: ${title}`;
   return serialized(projectId, async () => {
-    const repo = (await wikiRepository(ctx.app, projectId, true))!;
-    const pages = await listPages(repo);
-    if (pageExists(pages, slug)) throw apiError(400, { base: [`Duplicate page: A page with that title already exists in the file ${path}`] });
-    const message = input.message?.trim() ? input.message : `${ctx.user.username} created page: ${title}`;
-    let sha: string;
-    try {
-      sha = await commit(repo, ctx.user, message, [{ action: 'create', file_path: path, content }]);
-    } catch (err) {
-      gitFailure(err, 'Could not create wiki page');
-    }
+    const { sha, branch } = await onBranch(repo, async (state) => {
+      if (pageExists(state.pages, slug)) throw apiError(400, { base: [`Duplicate page: A page with that title already exists in the file ${path}`] });
+      try {
+        return { sha: await commit(repo, state, ctx.user, message, [{ action: 'create', file_path: path, content }]), branch: state.branch };
+      } catch (err) {
+        gitFailure(err, 'Could not create wiki page');
+      }
+    });
     const page = pageOfFile(path, await blobAt(repo, sha, path))!;
     const metaId = (await metaIds(ctx.app, projectId, [page])).get(page.slug)!;
     await ctx.app.db.updateTable('wiki_page_meta').set({ title: page.title, updated_at: nowIso() }).where('id', '=', metaId).execute();
-    await announce(ctx, page, content, metaId, 'create', message, sha);
+    await announce(ctx, page, content, metaId, 'create', message, sha, branch);
     return { page, content, metaId };
   });
 }
@@ -423,41 +535,45 @@ export interface PageChange {
  */
 export async function updatePage(ctx: WikiChangeContext, slugParam: string, change: PageChange): Promise<WrittenPage | null> {
   const projectId = ctx.wiki.project.id;
+  if (change.title !== undefined && !squish(change.title).replace(/\//g, '')) throw apiError(400, { title: ["can't be blank"] });
+  const repo = await wikiRepository(ctx.app, projectId, false);
+  if (!repo) return null;
   return serialized(projectId, async () => {
-    const repo = await wikiRepository(ctx.app, projectId, false);
-    const pages = await listPages(repo);
-    const page = findPage(pages, slugParam);
-    if (!repo || !page) return null;
-    let stem = page.slug;
-    let title = page.title;
-    if (change.title !== undefined) {
-      const given = squish(change.title);
-      const placed = given.startsWith('/') ? given : given.includes('/') ? given : posix.join(posix.dirname(page.path), given);
-      stem = sluggify(placed);
-      validateTitle(change.title, stem);
-      title = given.replace(/^\/+/, '');
-    }
-    const ext = change.format && change.format !== page.format ? DEFAULT_EXTENSION[change.format] : page.path.slice(page.slug.length + 1);
-    const path = `${stem}.${ext}`;
-    if (stem.toLowerCase() !== page.slug.toLowerCase() && pageExists(pages, stem, page)) {
-      throw apiError(400, { base: ['There is already a page with the same title in that path.'] });
-    }
-    const old = (await pageContents(repo, [page])).get(page.path) ?? '';
-    let content = change.content ?? old;
-    if (change.frontMatter) content = withFrontMatter(content, change.frontMatter);
-    validateContent(content);
-    const message = change.message?.trim() ? change.message : `${ctx.user.username} updated page: ${title}`;
-    const actions: FileAction[] = path === page.path ? [{ action: 'update', file_path: path, content }] : [{ action: 'move', previous_path: page.path, file_path: path, content }];
-    let sha: string;
-    try {
-      sha = await commit(repo, ctx.user, message, actions);
-    } catch (err) {
-      gitFailure(err, 'Could not update wiki page');
-    }
+    const written = await onBranch(repo, async (state) => {
+      const page = findPage(state.pages, slugParam);
+      if (!page) return null;
+      let stem = page.slug;
+      let title = page.title;
+      if (change.title !== undefined) {
+        const given = squish(change.title);
+        const placed = given.startsWith('/') ? given : given.includes('/') ? given : posix.join(posix.dirname(page.path), given);
+        stem = sluggify(placed);
+        validateTitle(change.title, stem);
+        title = given.replace(/^\/+/, '');
+      }
+      const ext = change.format && change.format !== page.format ? DEFAULT_EXTENSION[change.format] : page.path.slice(page.slug.length + 1);
+      const path = `${stem}.${ext}`;
+      if (stem.toLowerCase() !== page.slug.toLowerCase() && pageExists(state.pages, stem, page)) {
+        throw apiError(400, { base: ['There is already a page with the same title in that path.'] });
+      }
+      // The whole page when it is kept (not the display cut): read directly.
+      let content = change.content ?? (await repo.readBlob(state.head!, page.path))?.content.toString('utf8') ?? '';
+      if (change.frontMatter) content = withFrontMatter(content, change.frontMatter);
+      validateContent(content);
+      const message = change.message?.trim() ? change.message : `${ctx.user.username} updated page: ${title}`;
+      const actions: FileAction[] = path === page.path ? [{ action: 'update', file_path: path, content }] : [{ action: 'move', previous_path: page.path, file_path: path, content }];
+      try {
+        return { page, path, content, message, branch: state.branch, sha: await commit(repo, state, ctx.user, message, actions) };
+      } catch (err) {
+        gitFailure(err, 'Could not update wiki page');
+      }
+    });
+    if (!written) return null;
+    const { page, path, content, message, sha, branch } = written;
     const updated = pageOfFile(path, await blobAt(repo, sha, path))!;
     const metaId = path === page.path ? (await metaIds(ctx.app, projectId, [updated])).get(updated.slug)! : await moveMeta(ctx.app, projectId, page, updated);
     await ctx.app.db.updateTable('wiki_page_meta').set({ title: updated.title, updated_at: nowIso() }).where('id', '=', metaId).execute();
-    await announce(ctx, updated, content, metaId, 'update', message, sha);
+    await announce(ctx, updated, content, metaId, 'update', message, sha, branch);
     return { page: updated, content, metaId };
   });
 }
@@ -465,20 +581,23 @@ export async function updatePage(ctx: WikiChangeContext, slugParam: string, chan
 /** WikiPages::DestroyService: one commit removing the file; the meta stays (its events name it). */
 export async function deletePage(ctx: WikiChangeContext, slugParam: string): Promise<boolean> {
   const projectId = ctx.wiki.project.id;
+  const repo = await wikiRepository(ctx.app, projectId, false);
+  if (!repo) return false;
   return serialized(projectId, async () => {
-    const repo = await wikiRepository(ctx.app, projectId, false);
-    const page = findPage(await listPages(repo), slugParam);
-    if (!repo || !page) return false;
-    const metaId = (await metaIds(ctx.app, projectId, [page])).get(page.slug)!;
-    const message = `${ctx.user.username} deleted page: ${page.title}`;
-    let sha: string;
-    try {
-      sha = await commit(repo, ctx.user, message, [{ action: 'delete', file_path: page.path }]);
-    } catch (err) {
-      if (isGitError(err)) throw apiError(422, 'Could not delete wiki page');
-      throw err;
-    }
-    await announce(ctx, page, '', metaId, 'delete', message, sha);
+    const done = await onBranch(repo, async (state) => {
+      const page = findPage(state.pages, slugParam);
+      if (!page) return null;
+      const message = `${ctx.user.username} deleted page: ${page.title}`;
+      try {
+        return { page, message, branch: state.branch, sha: await commit(repo, state, ctx.user, message, [{ action: 'delete', file_path: page.path }]) };
+      } catch (err) {
+        if (isGitError(err) && err.code !== 'cas_failed') throw apiError(422, 'Could not delete wiki page');
+        throw err;
+      }
+    });
+    if (!done) return false;
+    const metaId = (await metaIds(ctx.app, projectId, [done.page])).get(done.page.slug)!;
+    await announce(ctx, done.page, '', metaId, 'delete', done.message, done.sha, done.branch);
     return true;
   });
 }
@@ -505,6 +624,8 @@ export async function uploadAttachment(ctx: WikiChangeContext, file: { name: str
     const repo = (await wikiRepository(ctx.app, projectId, true))!;
     const target = branch ?? (await branchOf(repo));
     const head = await repo.branchSha(target);
+    // A new branch needs a name GitLab's GitRefValidator takes (not `refs/heads/x`, not `-x`).
+    if (!head && !isValidNewBranchName(target)) throw apiError(400, 'You can only create or edit files when you are on a branch');
     const fallback = head ?? (target === (await branchOf(repo)) ? null : await repo.branchSha(await branchOf(repo)));
     try {
       await repo.commitFiles({ branch: target, startSha: fallback, message: `Upload attachment ${name}`, author: { name: ctx.user.name, email: ctx.user.email }, actions: [{ action: 'create', file_path: path, content: file.data }], expectedOldSha: head });

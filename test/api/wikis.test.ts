@@ -246,6 +246,63 @@ describe('odd input', () => {
   });
 });
 
+describe('limits and conflicts', () => {
+  it('refuses a blank new title, a front matter title that is no string, and merging into front matter that is not a YAML hash', async () => {
+    await s.request('POST', wikis(), { token: dev.token, json: { title: 'lim/Nested', content: 'n' } });
+    const blank = await s.request('PUT', `${wikis()}/lim%2FNested`, { token: dev.token, json: { title: '' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toEqual({ message: { title: ["can't be blank"] } });
+    const obj = await s.request('POST', wikis(), { token: dev.token, json: { title: 'FM', content: 'x', front_matter: { title: { a: 1 } } } });
+    expect(obj.body).toEqual({ error: 'front_matter[title] is invalid' });
+    await s.request('POST', wikis(), { token: dev.token, json: { title: 'Bad FM', content: '---\n: : [\n---\nbody' } });
+    const merge = await s.request('PUT', `${wikis()}/Bad-FM`, { token: dev.token, json: { front_matter: { title: 'T' }, format: 'markdown' } });
+    expect(merge.status).toBe(400);
+    expect((await s.request('GET', `${wikis()}/Bad-FM`, { token: dev.token })).body.content).toBe('---\n: : [\n---\nbody');
+  });
+
+  it("cuts a page shown at 10 MiB (GitLab's display limit), as read and in lists; renders hostile Markdown", async () => {
+    const dir = join(work, 'big');
+    const url = new URL(s.url);
+    await git(work, 'clone', '-q', `${url.protocol}//${dev.username}:${dev.token}@${url.host}/${project.path_with_namespace}.wiki.git`, dir);
+    await writeFile(join(dir, 'Huge.md'), 'x'.repeat(11 * 1024 * 1024));
+    await writeFile(join(dir, 'Brackets.md'), '['.repeat(200_000));
+    await writeFile(join(dir, 'odd\nname.md'), 'pushed only');
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'Big');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:main');
+    const one = await s.request('GET', `${wikis()}/Huge`, { token: guest.token });
+    expect(one.status).toBe(200);
+    expect(one.body.content.length).toBe(10 * 1024 * 1024);
+    const list = await s.request('GET', `${wikis()}?with_content=true`, { token: guest.token });
+    expect(list.body.find((p: any) => p.slug === 'Huge').content.length).toBe(10 * 1024 * 1024);
+    // A file only git can name is no page.
+    expect(list.body.some((p: any) => p.slug.includes('\n'))).toBe(false);
+    const html = await s.request('GET', `${wikis()}/Brackets?render_html=1`, { token: guest.token });
+    expect(html.status).toBe(200);
+    expect(html.body.content.startsWith('<p dir="auto">[[[')).toBe(true);
+    // Updating a big page's title keeps all of it.
+    await s.request('PUT', `${wikis()}/Huge`, { token: dev.token, json: { title: 'Huger' } });
+    expect((await git(wikiRepoPath(s.app.lw, project.id), 'cat-file', '-s', 'main:Huger.md')).trim()).toBe(String(11 * 1024 * 1024));
+  });
+
+  it('a project named <sibling>.wiki (or the reverse) is refused: it would take over the wiki URL', async () => {
+    const a = await s.request('POST', '/projects', { token: alice.token, json: { name: 'docs.wiki', path: 'docs.wiki' } });
+    expect(a.status).toBe(400);
+    expect(a.body.message.path).toEqual(['has already been taken']);
+    expect((await s.request('POST', '/projects', { token: alice.token, json: { name: 'lone.wiki', path: 'lone.wiki' } })).status).toBe(201);
+    const b = await s.request('POST', '/projects', { token: alice.token, json: { name: 'lone', path: 'lone' } });
+    expect(b.status).toBe(400);
+  });
+
+  it('an attachment branch must be a valid new branch name', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('x')]), 'f.txt');
+    form.append('branch', 'refs/heads/x');
+    const r = await fetch(`${s.url}/api/v4${wikis()}/attachments`, { method: 'POST', headers: { 'PRIVATE-TOKEN': dev.token }, body: form });
+    expect(r.status).toBe(400);
+  });
+});
+
 describe('access', () => {
   it('Guests read, Reporters cannot write, outsiders and anonymous callers do not see a private project', async () => {
     expect((await s.request('GET', wikis(), { token: guest.token })).status).toBe(200);
@@ -332,7 +389,7 @@ describe('git, events, webhooks and clients', () => {
         return String((err as { stderr?: string }).stderr ?? err);
       }
     };
-    expect(await failing(guest, 'clone', '-q', remote(guest, project.path_with_namespace), join(work, 'g'))).toMatch(/You are not allowed to download code from this project/);
+    expect(await failing(guest, 'clone', '-q', remote(guest, project.path_with_namespace), join(work, 'g'))).toMatch(/You are not allowed to download files from this wiki\./);
     const dir = join(work, 'rep');
     await git(work, 'clone', '-q', remote(reporter, project.path_with_namespace), dir);
     await git(dir, 'commit', '-q', '--allow-empty', '-m', 'no');
@@ -365,7 +422,8 @@ describe('git, events, webhooks and clients', () => {
     const test = await s.request('POST', `/projects/${project.id}/hooks/${hook.body.id}/test/wiki_page_events`, { token: alice.token });
     expect(test.status).toBe(201);
     await deliveriesSettled(s.app.lw);
-    expect(received.at(-1)!.body.object_attributes).toMatchObject({ slug: 'From-Git', action: 'create', message: 'Add a page\n' });
+    const first = (await s.request('GET', wikis(), { token: alice.token })).body[0];
+    expect(received.at(-1)!.body.object_attributes).toMatchObject({ slug: first.slug, title: first.title, action: 'create' });
     const empty = await createProject(s, 'nowiki', { token: alice.token });
     const emptyHook = await s.request('POST', `/projects/${empty.id}/hooks`, { token: alice.token, json: { url: `${hookBase}/none`, wiki_page_events: true } });
     const none = await s.request('POST', `/projects/${empty.id}/hooks/${emptyHook.body.id}/test/wiki_page_events`, { token: alice.token });

@@ -162,3 +162,12 @@ describe('mergeParams', () => {
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 });
+
+describe('nestFields with uploaded files', () => {
+  it('keeps a file a Buffer (its bytes are not walked as a hash of numeric keys)', () => {
+    const file = Buffer.from('PNG');
+    const out = nestFields({ file, 'scopes[]': ['api'] });
+    expect(out.file).toBe(file);
+    expect(out.scopes).toEqual(['api']);
+  });
+});

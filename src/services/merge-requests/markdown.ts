@@ -13,7 +13,8 @@ function inline(escaped: string): string {
     .replace(/`([^`]+)`/g, '<code>$1</code>')
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
     .replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
-    .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)"]+)\)/g, '<a href="$2" rel="nofollow noreferrer noopener" target="_blank">$1</a>');
+    // Bounded runs that stop at the next bracket: linear in the input ("[[[[…" was quadratic).
+    .replace(/\[([^[\]]{1,1000})\]\((https?:\/\/[^\s()"[\]]{1,2048})\)/g, '<a href="$2" rel="nofollow noreferrer noopener" target="_blank">$1</a>');
 }
 
 export function renderMarkdown(text: string, opts: { inline?: boolean } = {}): string {

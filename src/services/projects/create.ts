@@ -49,6 +49,14 @@ export async function assertNameAndPathFree(
     .where('path_lower', '=', `${ns.full_path}/${path}`.toLowerCase())
     .executeTakeFirst();
   if (route && !(route.source_type === 'Project' && route.source_id === exceptId)) errors.path = ['has already been taken'];
+  // GitLab's check_wiki_path_conflict: `x.wiki` beside a project `x` (or `x` beside `x.wiki`) would
+  // take over the other's wiki repository URL (`<namespace>/x.wiki.git`).
+  if (!errors.path) {
+    const lower = `${ns.full_path}/${path}`.toLowerCase();
+    const sibling = lower.endsWith('.wiki') ? lower.slice(0, -'.wiki'.length) : `${lower}.wiki`;
+    const other = await trx.selectFrom('routes').select(['source_type', 'source_id']).where('path_lower', '=', sibling).executeTakeFirst();
+    if (other && other.source_type === 'Project' && other.source_id !== exceptId) errors.path = ['has already been taken'];
+  }
   if (Object.keys(errors).length > 0) throw validationError(errors);
 }
 

@@ -25,7 +25,7 @@ import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs } from '../merge-requests/context.js';
 import { profileVisible, userParam } from '../projects/stars.js';
 import { pathParam } from '../repository/common.js';
-import { canReadWiki, listPages, wikiRepository, type WikiPage } from '../../../services/wikis.js';
+import { canReadWiki, pagesAtSlugs, wikiRepository, type WikiPage } from '../../../services/wikis.js';
 
 const WIKI = 'WikiPage::Meta';
 
@@ -122,7 +122,6 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
   const issueIds = [...new Set([...idsOf(rows, (t) => t === 'Issue'), ...noteables('Issue')])];
   const mrIds = [...new Set([...idsOf(rows, (t) => t === 'MergeRequest'), ...noteables('MergeRequest')])];
   const milestoneIds = idsOf(rows, (t) => t === 'Milestone');
-  const wikiMetas = await loadWikiMetas(c, idsOf(rows, (t) => t === WIKI));
   const [issues, mrs, milestones] = await Promise.all([
     issueIds.length ? db.selectFrom('issues').select(['id', 'iid', 'title', 'confidential', 'author_id']).where('id', 'in', issueIds).execute() : [],
     mrIds.length ? db.selectFrom('merge_requests').select(['id', 'iid', 'title']).where('id', 'in', mrIds).execute() : [],
@@ -144,6 +143,10 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
   const joined = joinProjects(projects, namespaces);
   const withAccess = new Map<number, { project: ProjectRow; namespace: NamespaceRow; access: number }>();
   for (const [id, p] of joined) withAccess.set(id, { ...p, access: await effectiveAccess(db, c.user, p.project, p.namespace) });
+  const wikiMetas = await loadWikiMetas(c, idsOf(rows, (t) => t === WIKI), (projectId) => {
+    const p = withAccess.get(projectId);
+    return Boolean(p) && canReadWiki(c.user, p!);
+  });
   return {
     projects: withAccess,
     issues: new Map(issues.map((i) => [i.id, { ...i, assignees: assignees.filter((a) => a.issue_id === i.id).map((a) => a.user_id) }])),
@@ -156,17 +159,18 @@ async function loadPage(c: Ctx, rows: EventRow[]): Promise<Loaded> {
   };
 }
 
-/** The metas of the page's wiki events and their pages (one listing per wiki). */
-async function loadWikiMetas(c: Ctx, ids: number[]): Promise<Loaded['wikiMetas']> {
+/** The metas of the page's wiki events (of wikis the caller may read) and their pages now (one git call per wiki). */
+async function loadWikiMetas(c: Ctx, ids: number[], readable: (projectId: number) => boolean): Promise<Loaded['wikiMetas']> {
   const out: Loaded['wikiMetas'] = new Map();
   if (!ids.length) return out;
-  const metas = await c.app.db.selectFrom('wiki_page_meta').select(['id', 'project_id', 'title', 'canonical_slug']).where('id', 'in', ids).execute();
-  const byProject = new Map<number, WikiPage[]>();
+  const metas = (await c.app.db.selectFrom('wiki_page_meta').select(['id', 'project_id', 'title', 'canonical_slug']).where('id', 'in', ids).execute()).filter((m) => readable(m.project_id));
+  const byProject = new Map<number, Map<string, WikiPage>>();
   for (const projectId of new Set(metas.map((m) => m.project_id))) {
-    byProject.set(projectId, await listPages(await wikiRepository(c.app, projectId, false)).catch(() => []));
+    const slugs = metas.filter((m) => m.project_id === projectId && m.canonical_slug !== null).map((m) => m.canonical_slug!);
+    byProject.set(projectId, await pagesAtSlugs(await wikiRepository(c.app, projectId, false), slugs).catch(() => new Map()));
   }
   for (const m of metas) {
-    const page = m.canonical_slug === null ? undefined : byProject.get(m.project_id)?.find((p) => p.slug === m.canonical_slug);
+    const page = m.canonical_slug === null ? undefined : byProject.get(m.project_id)?.get(m.canonical_slug);
     out.set(m.id, { id: m.id, title: m.title, page: page ?? null });
   }
   return out;

@@ -68,7 +68,9 @@ function frontMatterParam(c: Ctx): Record<string, unknown> | undefined {
   const h = c.params.hash('front_matter');
   if (!h) return undefined;
   // As GitLab, only the title is taken from the parameter.
-  return h.title === undefined ? {} : { title: String(h.title) };
+  if (h.title === undefined) return {};
+  if (typeof h.title !== 'string') throw paramError('front_matter[title] is invalid');
+  return { title: h.title };
 }
 
 function changeContext(c: Ctx, wiki: WikiProject): WikiChangeContext {
