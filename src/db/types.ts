@@ -34,6 +34,7 @@ import type { EventsTable } from './tables/events.js';
 import type { SnippetsTable } from './tables/snippets.js';
 import type { WikiPageMetaTable } from './tables/wikis.js';
 import type { TodosTable } from './tables/todos.js';
+import type { UploadsTable } from './tables/uploads.js';
 import type { ResourceEventsTable } from './tables/resource-events.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
@@ -97,6 +98,7 @@ export interface DB {
   snippets: SnippetsTable;
   wiki_page_meta: WikiPageMetaTable;
   todos: TodosTable;
+  uploads: UploadsTable;
   resource_events: ResourceEventsTable;
   environments: EnvironmentsTable;
 }

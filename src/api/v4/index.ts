@@ -26,6 +26,7 @@ import { registerSearchRoutes } from './search/routes.js';
 import { registerSnippetRoutes } from './snippets/routes.js';
 import { registerWikiRoutes } from './wikis/routes.js';
 import { registerTodoRoutes } from './todos/routes.js';
+import { registerUploadRoutes } from './uploads/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -61,6 +62,7 @@ export const apiModules: RouteModule[] = [
   registerSnippetRoutes,
   registerWikiRoutes,
   registerTodoRoutes,
+  registerUploadRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

@@ -31,10 +31,11 @@ import { snippets } from './0027-snippets.js';
 import { wikiPages } from './0029-wiki-pages.js';
 import { storageSizes } from './0030-storage-sizes.js';
 import { todos } from './0031-todos.js';
+import { uploads } from './0032-uploads.js';
 import { resourceEvents } from './0028-resource-events.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

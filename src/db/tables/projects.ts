@@ -59,6 +59,8 @@ export interface ProjectsTable {
   wiki_size: Generated<number>;
   /** Bytes of the project's snippet repositories together (migration 0030). */
   snippets_size: Generated<number>;
+  /** Bytes of the project's Markdown uploads (migration 0032). */
+  uploads_size: Generated<number>;
   /** Migration 0022: the last issue iid given, and the open issues (GitLab's open_issues_count). */
   issue_iid_counter: Generated<number>;
   open_issues_count: Generated<number>;

@@ -25,20 +25,21 @@ export async function measureRepository(app: AppContext, projectId: number, chan
     .execute();
 }
 
-/** The sizes Labwright measures: the repository, the wiki repository, the project's snippet repositories. */
+/** The sizes Labwright measures: the repository, the wiki repository, the project's snippet repositories, its uploads. */
 export interface MeasuredSizes {
   repository: number;
   wiki: number;
   snippets: number;
+  uploads: number;
 }
 
 /**
  * The storage sizes GitLab reports (project and group statistics) from the ones Labwright keeps:
- * the repositories on disk. No LFS, artifacts, packages or uploads exist here.
+ * the repositories and uploads on disk. No LFS, artifacts or packages exist here.
  */
 export function storageSizes(m: MeasuredSizes) {
   return {
-    storage_size: m.repository + m.wiki + m.snippets,
+    storage_size: m.repository + m.wiki + m.snippets + m.uploads,
     repository_size: m.repository,
     wiki_size: m.wiki,
     lfs_objects_size: 0,
@@ -46,7 +47,7 @@ export function storageSizes(m: MeasuredSizes) {
     pipeline_artifacts_size: 0,
     packages_size: 0,
     snippets_size: m.snippets,
-    uploads_size: 0,
+    uploads_size: m.uploads,
   };
 }
 

@@ -280,7 +280,7 @@ export function presentProject(row: ProjectRow, ns: NamespaceRow, ctx: ProjectPr
 
 /** GitLab's ProjectStatistics: the default branch's commits, the storage sizes, no registry. */
 function projectStatistics(row: ProjectRow) {
-  return Object.assign({ commit_count: row.commit_count }, storageSizes({ repository: row.repository_size, wiki: row.wiki_size, snippets: row.snippets_size }), { container_registry_size: 0 });
+  return Object.assign({ commit_count: row.commit_count }, storageSizes({ repository: row.repository_size, wiki: row.wiki_size, snippets: row.snippets_size, uploads: row.uploads_size }), { container_registry_size: 0 });
 }
 
 function escapeHtml(s: string): string {

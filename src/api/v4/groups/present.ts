@@ -33,10 +33,10 @@ export async function statisticsFor(db: Kysely<DB>, g: GroupRow): Promise<GroupS
   const row = await db
     .selectFrom('projects')
     .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-    .select((eb) => [eb.fn.sum<number>('projects.repository_size').as('size'), eb.fn.sum<number>('projects.wiki_size').as('wiki'), eb.fn.sum<number>('projects.snippets_size').as('snippets')])
+    .select((eb) => [eb.fn.sum<number>('projects.repository_size').as('size'), eb.fn.sum<number>('projects.wiki_size').as('wiki'), eb.fn.sum<number>('projects.snippets_size').as('snippets'), eb.fn.sum<number>('projects.uploads_size').as('uploads')])
     .where('namespaces.traversal', 'like', `${g.traversal}%`)
     .executeTakeFirst();
-  return storageSizes({ repository: Number(row?.size ?? 0), wiki: Number(row?.wiki ?? 0), snippets: Number(row?.snippets ?? 0) });
+  return storageSizes({ repository: Number(row?.size ?? 0), wiki: Number(row?.wiki ?? 0), snippets: Number(row?.snippets ?? 0), uploads: Number(row?.uploads ?? 0) });
 }
 
 export function rootStorageStatistics(s: GroupStatistics) {

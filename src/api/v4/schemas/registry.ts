@@ -51,6 +51,7 @@ import { Event } from './events.js';
 import { Snippet } from './snippets.js';
 import { WikiAttachment, WikiPage, WikiPageListEntry } from './wikis.js';
 import { Todo } from './todos.js';
+import { MarkdownUploadAdmin, ProjectUpload } from './uploads.js';
 import { ResourceLabelEvent, ResourceMilestoneEvent, ResourceStateEvent } from './resource-events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
@@ -146,6 +147,14 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /projects/:id/snippets/:snippet_id': empty,
   'GET /projects/:id/snippets/:snippet_id/raw': raw('a file of the snippet'),
   'GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw': raw('a file of the snippet'),
+
+  // uploads/routes.ts
+  'POST /projects/:id/uploads': json(ProjectUpload),
+  'GET /projects/:id/uploads': list(MarkdownUploadAdmin),
+  'GET /projects/:id/uploads/:upload_id': raw('the uploaded file'),
+  'GET /projects/:id/uploads/:secret/:filename': raw('the uploaded file'),
+  'DELETE /projects/:id/uploads/:upload_id': empty,
+  'DELETE /projects/:id/uploads/:secret/:filename': empty,
 
   // todos/routes.ts
   'GET /todos': list(Todo),
@@ -564,6 +573,8 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
   'GET /-/labwright.css': raw('the stylesheet of the pages'),
   // groups/extras.ts (the avatar_url of a group)
   'GET /uploads/-/system/group/avatar/:id/:file': raw('the avatar image'),
+  // uploads/routes.ts (the address of a project's Markdown upload)
+  'GET /-/project/:id/uploads/:secret/:filename': raw('the uploaded file'),
   // oauth/*.ts
   'POST /oauth/token': json(OAuthToken),
   'GET /oauth/token/info': json(OAuthTokenInfo),
