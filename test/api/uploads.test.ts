@@ -77,7 +77,7 @@ describe('reading', () => {
     const zip = await upload(project.id, dev.token, 'x.zip', 'PK');
     const dl = await fetch(`${s.url}${zip.body.full_path}`, { headers: { 'PRIVATE-TOKEN': guest.token } });
     expect(dl.headers.get('content-disposition')).toMatch(/^attachment;/);
-    for (const headers of [{ 'PRIVATE-TOKEN': outsider.token }, {}]) {
+    for (const headers of [{ 'PRIVATE-TOKEN': outsider.token }, {}] as Array<Record<string, string>>) {
       expect((await fetch(`${s.url}${png.body.full_path}`, { headers })).status).toBe(404);
     }
     expect((await fetch(`${s.url}/-/project/${project.id}/uploads/${'0'.repeat(32)}/pic.png`, { headers: { 'PRIVATE-TOKEN': guest.token } })).status).toBe(404);

@@ -27,6 +27,7 @@ import { registerSnippetRoutes } from './snippets/routes.js';
 import { registerWikiRoutes } from './wikis/routes.js';
 import { registerTodoRoutes } from './todos/routes.js';
 import { registerUploadRoutes } from './uploads/routes.js';
+import { registerMarkdownRoutes } from './markdown/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -63,6 +64,7 @@ export const apiModules: RouteModule[] = [
   registerWikiRoutes,
   registerTodoRoutes,
   registerUploadRoutes,
+  registerMarkdownRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

@@ -148,6 +148,9 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /projects/:id/snippets/:snippet_id/raw': raw('a file of the snippet'),
   'GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw': raw('a file of the snippet'),
 
+  // markdown/routes.ts
+  'POST /markdown': json(obj({ html: Str() })),
+
   // uploads/routes.ts
   'POST /projects/:id/uploads': json(ProjectUpload),
   'GET /projects/:id/uploads': list(MarkdownUploadAdmin),
