@@ -1,5 +1,6 @@
 // Blobs by id, the merge base of refs and contributors (GitLab's lib/api/repositories.rb).
 import type { FastifyInstance } from 'fastify';
+import { repositoryLanguages } from '../../../services/repository/languages.js';
 import { apiError, notFound } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
@@ -80,4 +81,13 @@ export function registerBlobRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/projects/:id/repository/blobs/:sha/raw', rawBlob);
   route(app, 'GET', '/projects/:id/repository/merge_base', mergeBase);
   route(app, 'GET', '/projects/:id/repository/contributors', contributors);
+  route(app, 'GET', '/projects/:id/languages', languages);
+}
+
+// GET /projects/:id/languages: the default branch's languages by share of bytes ({} when empty).
+async function languages(c: Ctx) {
+  const pr = await readableRepo(c, pathParam(c, 'id'));
+  const branch = pr.project.default_branch;
+  const sha = branch ? await pr.repo.branchSha(branch) : null;
+  return sha ? repositoryLanguages(pr.repo.path, sha) : {};
 }

@@ -8,7 +8,7 @@
 // (test/fuzz/schema-oracle.ts) and documentation can cite. A new route needs an entry here:
 // test/fuzz/schema-registry.test.ts fails for any route the app registers without one.
 import type { TSchema } from '@sinclair/typebox';
-import { Arr, Bool, Message, Str, ifHas, obj } from './common.js';
+import { Arr, Bool, Message, Num, Str, dict, ifHas, obj } from './common.js';
 import { ProjectHook, RetryWebhookEvent, WebHookLog } from './hooks.js';
 import { Group, GroupDetail, GroupLocation, CustomAttribute } from './groups.js';
 import {
@@ -147,6 +147,9 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'DELETE /projects/:id/snippets/:snippet_id': empty,
   'GET /projects/:id/snippets/:snippet_id/raw': raw('a file of the snippet'),
   'GET /projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw': raw('a file of the snippet'),
+
+  // repository/blobs.ts
+  'GET /projects/:id/languages': json(dict(Num())),
 
   // markdown/routes.ts
   'POST /markdown': json(obj({ html: Str() })),
