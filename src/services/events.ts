@@ -54,6 +54,8 @@ export interface NoteEvent {
   kind: 'note';
   projectId: number;
   note: Selectable<NotesTable>;
+  /** An edited note's text before (to-dos go to the people newly mentioned). */
+  previousBody?: string;
   userId: number;
   action: 'create' | 'update';
 }

@@ -324,13 +324,15 @@ async function onEvent(app: AppContext, e: DomainEvent): Promise<void> {
     const n = e.note;
     if (n.system === 1 || (n.noteable_type !== 'Issue' && n.noteable_type !== 'MergeRequest')) return;
     const type = n.noteable_type as TodoTargetType;
-    if (e.action === 'create') await resolveTodosForTarget(app, { type, id: n.noteable_id }, e.userId);
-    if (e.action !== 'create' || !n.body.includes('@')) return;
+    await resolveTodosForTarget(app, { type, id: n.noteable_id }, e.userId);
+    // An edit notifies only the people it newly mentions (TodoService#update_note).
+    if (!n.body.includes('@') || (e.action === 'update' && e.previousBody === undefined)) return;
     const info = await infoOf(app, e.projectId, undefined);
     if (!info) return;
     const issue = type === 'Issue' ? ((await app.db.selectFrom('issues').selectAll().where('id', '=', n.noteable_id).executeTakeFirst()) as IssueRow | undefined) : undefined;
     if (type === 'Issue' && !issue) return;
-    await mentionTodos(app, info, { type, id: n.noteable_id, ...(issue ? { issue } : {}) }, n.body, e.userId, { noteId: n.id, internal: n.internal === 1 });
+    const before = e.action === 'update' ? { before: e.previousBody } : {};
+    await mentionTodos(app, info, { type, id: n.noteable_id, ...(issue ? { issue } : {}) }, n.body, e.userId, { noteId: n.id, internal: n.internal === 1, ...before });
     return;
   }
   if (e.kind === 'emoji' && e.action === 'award' && (e.award.awardable_type === 'Issue' || e.award.awardable_type === 'MergeRequest')) {

@@ -120,6 +120,16 @@ describe('issues', () => {
     expect(all.status).toBe(204);
     expect(await todos(dave)).toEqual([]);
   });
+  it('editing a comment notifies only the people it newly mentions', async () => {
+    const note = await s.request('POST', `/projects/${project.id}/issues/${issue.iid}/notes`, { token: owner.token, json: { body: 'ping @tdbob' } });
+    const before = (await todos(bob)).length;
+    const daveBefore = (await todos(dave)).length;
+    await s.request('PUT', `/projects/${project.id}/issues/${issue.iid}/notes/${note.body.id}`, { token: owner.token, json: { body: 'ping @tdbob and @tddave' } });
+    expect((await todos(bob)).length).toBe(before);
+    const daves = await todos(dave);
+    expect(daves.length).toBe(daveBefore + 1);
+    expect(daves[0]).toMatchObject({ action_name: 'mentioned', body: 'ping @tdbob and @tddave' });
+  });
 });
 
 describe('merge requests', () => {

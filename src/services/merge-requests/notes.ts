@@ -180,7 +180,7 @@ export async function updateNoteBody(app: AppContext, note: NoteRow, body: strin
     if (Number(res.numUpdatedRows) === 0) return null;
     return (await trx.selectFrom('notes').selectAll().where('id', '=', note.id).executeTakeFirst()) ?? null;
   });
-  if (fresh) await emitEvent(app, { kind: 'note', projectId: fresh.project_id, note: fresh, userId, action: 'update' });
+  if (fresh) await emitEvent(app, { kind: 'note', projectId: fresh.project_id, note: fresh, previousBody: note.body, userId, action: 'update' });
   return fresh;
 }
 
