@@ -35,6 +35,7 @@ import type { SnippetsTable } from './tables/snippets.js';
 import type { WikiPageMetaTable } from './tables/wikis.js';
 import type { TodosTable } from './tables/todos.js';
 import type { UploadsTable } from './tables/uploads.js';
+import type { BadgesTable } from './tables/badges.js';
 import type { ResourceEventsTable } from './tables/resource-events.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
@@ -99,6 +100,7 @@ export interface DB {
   wiki_page_meta: WikiPageMetaTable;
   todos: TodosTable;
   uploads: UploadsTable;
+  badges: BadgesTable;
   resource_events: ResourceEventsTable;
   environments: EnvironmentsTable;
 }

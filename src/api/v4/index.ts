@@ -28,6 +28,7 @@ import { registerWikiRoutes } from './wikis/routes.js';
 import { registerTodoRoutes } from './todos/routes.js';
 import { registerUploadRoutes } from './uploads/routes.js';
 import { registerMarkdownRoutes } from './markdown/routes.js';
+import { registerBadgeRoutes } from './badges/routes.js';
 import { registerRepositoryRoutes } from './repository/index.js';
 import { registerStatusRoutes } from './statuses/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -65,6 +66,7 @@ export const apiModules: RouteModule[] = [
   registerTodoRoutes,
   registerUploadRoutes,
   registerMarkdownRoutes,
+  registerBadgeRoutes,
   registerRepositoryRoutes,
   registerStatusRoutes,
   registerUserRoutes,

@@ -52,6 +52,7 @@ import { Snippet } from './snippets.js';
 import { WikiAttachment, WikiPage, WikiPageListEntry } from './wikis.js';
 import { Todo } from './todos.js';
 import { MarkdownUploadAdmin, ProjectUpload } from './uploads.js';
+import { Badge, BasicBadgeDetails } from './badges.js';
 import { ResourceLabelEvent, ResourceMilestoneEvent, ResourceStateEvent } from './resource-events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
@@ -150,6 +151,18 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
 
   // repository/blobs.ts
   'GET /projects/:id/languages': json(dict(Num())),
+
+  // badges/routes.ts
+  ...Object.fromEntries(
+    ['/projects/:id', '/groups/:id'].flatMap((prefix) => [
+      [`GET ${prefix}/badges`, list(Badge)],
+      [`GET ${prefix}/badges/render`, json(BasicBadgeDetails)],
+      [`GET ${prefix}/badges/:badge_id`, json(Badge)],
+      [`POST ${prefix}/badges`, json(Badge)],
+      [`PUT ${prefix}/badges/:badge_id`, json(Badge)],
+      [`DELETE ${prefix}/badges/:badge_id`, empty],
+    ]),
+  ),
 
   // markdown/routes.ts
   'POST /markdown': json(obj({ html: Str() })),
