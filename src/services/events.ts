@@ -25,7 +25,7 @@ export interface MergeRequestEvent {
   mr: MrRow;
   /** The merge request before an update (its people and labels when a listener wanted them, or when they changed). */
   previous?: { row: MrRow; associations?: MrAssociations };
-  /** A new merge request's assignees and reviewers as asked for (to-dos). */
+  /** The assignees and reviewers asked for: a new merge request's, or an update's when it sets them (to-dos). */
   people?: { assigneeIds: number[]; reviewerIds: number[] };
   userId: number;
   action: MrAction;
@@ -46,6 +46,8 @@ export interface IssueEvent {
   /** The issue before an update, when a listener wanted it (with its people and labels for an update). */
   previous?: IssueRow;
   previousAssociations?: IssueAssociations;
+  /** A new issue's assignees (to-dos). */
+  assigneeIds?: number[];
   userId: number;
   action: 'open' | 'close' | 'reopen' | 'update';
 }

@@ -19,7 +19,8 @@ import { userCanReadMrs } from './merge-requests/access.js';
 import type { ProjectInfo } from './merge-requests/rows.js';
 import { allMembers } from './members.js';
 import { projectDeletionHooks } from './projects/create.js';
-import { loadProjectById } from './projects/lookup.js';
+import { effectiveAccess, loadProjectById } from './projects/lookup.js';
+import { canReadGroup } from './groups/visibility.js';
 import { userDeletionHooks } from './users.js';
 
 export type TodoRow = Selectable<TodosTable>;
@@ -103,8 +104,15 @@ export function parseMentions(text: string | null | undefined): { mentioned: str
   return { mentioned: [...mentioned], direct: [...direct] };
 }
 
-/** The users behind mentioned names: users by username, direct members of groups by path, `all` the project's members (only when the author is one). */
-async function usersNamed(app: AppContext, info: ProjectInfo, names: string[], authorId: number): Promise<Map<string, number[]>> {
+/** How many distinct names one text is read for (in text order): the lookups stay bounded. */
+const MAX_NAMES_PER_TEXT = MAX_MENTION_RECIPIENTS * 2;
+
+/**
+ * The users behind mentioned names: users by username; the direct members of groups by path, for
+ * groups the author may see and whose mentions are not disabled (GitLab's reference parsers); `all`
+ * the project's members, only when the author is one. Users named themselves come first.
+ */
+async function usersNamed(app: AppContext, info: ProjectInfo, names: string[], author: UserRow): Promise<Map<string, number[]>> {
   const out = new Map<string, number[]>();
   if (!names.length) return out;
   const db = app.db;
@@ -118,55 +126,72 @@ async function usersNamed(app: AppContext, info: ProjectInfo, names: string[], a
   if (groupNames.length) {
     const groups = await db
       .selectFrom('namespaces')
-      .select(['id', 'full_path'])
+      .selectAll()
       .where('kind', '=', 'group')
       .where((eb) => eb(eb.fn('lower', ['full_path']), 'in', groupNames))
       .execute();
-    if (groups.length) {
+    const settings = groups.length ? await db.selectFrom('group_settings').select(['namespace_id', 'settings']).where('namespace_id', 'in', groups.map((g) => g.id)).execute() : [];
+    const disabled = new Set(settings.filter((r) => {
+      try {
+        return (JSON.parse(r.settings) as { mentions_disabled?: boolean | null }).mentions_disabled === true;
+      } catch {
+        return false;
+      }
+    }).map((r) => r.namespace_id));
+    const seen: typeof groups = [];
+    for (const g of groups) if (!disabled.has(g.id) && (await canReadGroup(db, author, g))) seen.push(g);
+    if (seen.length) {
       const members = await db
         .selectFrom('members')
         .select(['source_id', 'user_id'])
         .where('source_type', '=', 'Namespace')
-        .where('source_id', 'in', groups.map((g) => g.id))
+        .where('source_id', 'in', seen.map((g) => g.id))
         .where('access_level', '>=', AccessLevel.GUEST)
         .limit(MAX_MENTION_RECIPIENTS * 10)
         .execute();
-      for (const g of groups) out.set(g.full_path.toLowerCase(), members.filter((m) => m.source_id === g.id).map((m) => m.user_id));
+      for (const g of seen) out.set(g.full_path.toLowerCase(), members.filter((m) => m.source_id === g.id).map((m) => m.user_id));
     }
   }
   if (names.includes('all') && !out.has('all')) {
     const source = { type: 'Project' as const, id: info.project.id, project: info.project, namespace: info.namespace };
     const members = await allMembers(db, source, {}, null);
-    if (members.some((m) => m.user_id === authorId)) out.set('all', members.map((m) => m.user_id));
+    if (members.some((m) => m.user_id === author.id)) out.set('all', members.slice(0, MAX_MENTION_RECIPIENTS).map((m) => m.user_id));
   }
   return out;
 }
 
 // --- who may read the target ---
 
-/** The users among `ids` who may read the target (and, for an internal comment, internal notes). */
+/**
+ * The users among `ids` who may read the target (and, for an internal comment, internal notes), in
+ * the order given; at most MAX_MENTION_RECIPIENTS are looked at (the order puts the people named
+ * first). Access is each user's own (memberships, inherited and shared groups).
+ */
 async function readers(app: AppContext, info: ProjectInfo, target: TodoTarget, ids: number[], internal = false): Promise<UserRow[]> {
   const unique = [...new Set(ids)].slice(0, MAX_MENTION_RECIPIENTS);
   if (!unique.length) return [];
-  const users = (await app.db.selectFrom('users').selectAll().where('id', 'in', unique).execute()) as UserRow[];
-  const source = { type: 'Project' as const, id: info.project.id, project: info.project, namespace: info.namespace };
-  const members = await allMembers(app.db, source, { userIds: unique }, null);
-  const levels = new Map(members.map((m) => [m.user_id, m.access_level]));
+  const rows = (await app.db.selectFrom('users').selectAll().where('id', 'in', unique).execute()) as UserRow[];
+  const byId = new Map(rows.map((u) => [u.id, u]));
   let assignees: number[] = [];
   if (target.type === 'Issue' && target.issue?.confidential === 1) {
     assignees = (await app.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', target.id).execute()).map((r) => r.user_id);
   }
-  return users.filter((u) => {
-    if (u.state !== 'active') return false;
-    const access = u.is_admin ? AccessLevel.OWNER : (levels.get(u.id) ?? 0);
-    if (!canReadProject(u, info.project, access)) return false;
+  const out: UserRow[] = [];
+  for (const id of unique) {
+    const u = byId.get(id);
+    if (!u || u.state !== 'active') continue;
+    const access = await effectiveAccess(app.db, u, info.project, info.namespace);
+    if (!canReadProject(u, info.project, access)) continue;
     if (target.type === 'Issue') {
-      if (!target.issue || !canReadIssues(u, info, access) || !canReadIssue(u, access, target.issue, assignees)) return false;
-      return !internal || Boolean(u.is_admin) || access >= AccessLevel.PLANNER;
+      if (!target.issue || !canReadIssues(u, info, access) || !canReadIssue(u, access, target.issue, assignees)) continue;
+      if (internal && !u.is_admin && access < AccessLevel.PLANNER) continue;
+    } else {
+      if (!userCanReadMrs(u, info, access)) continue;
+      if (internal && !u.is_admin && access < AccessLevel.REPORTER) continue;
     }
-    if (!userCanReadMrs(u, info, access)) return false;
-    return !internal || Boolean(u.is_admin) || access >= AccessLevel.REPORTER;
-  });
+    out.push(u);
+  }
+  return out;
 }
 
 // --- writing to-dos ---
@@ -213,25 +238,39 @@ async function peopleTodos(app: AppContext, info: ProjectInfo, target: TodoTarge
 }
 
 /** Mention to-dos for a text (those addressed directly get only that one), minus the names in `before`. */
-async function mentionTodos(app: AppContext, info: ProjectInfo, target: TodoTarget, text: string, authorId: number, opts: { before?: string; noteId?: number; internal?: boolean } = {}): Promise<void> {
+async function mentionTodos(app: AppContext, info: ProjectInfo, target: TodoTarget, text: string, author: UserRow, opts: { before?: string; noteId?: number; internal?: boolean } = {}): Promise<void> {
   const now = parseMentions(text);
   if (!now.mentioned.length) return;
   const old = new Set(parseMentions(opts.before).mentioned);
-  const fresh = now.mentioned.filter((n) => !old.has(n));
+  const fresh = now.mentioned.filter((n) => !old.has(n)).slice(0, MAX_NAMES_PER_TEXT);
   if (!fresh.length) return;
-  const named = await usersNamed(app, info, fresh, authorId);
+  const freshSet = new Set(fresh);
+  const direct = now.direct.filter((n) => freshSet.has(n));
+  const named = await usersNamed(app, info, fresh, author);
   const idsOf = (names: string[]) => names.flatMap((n) => named.get(n) ?? []);
-  const directIds = new Set(idsOf(now.direct.filter((n) => fresh.includes(n))));
-  const allowed = new Set((await readers(app, info, target, idsOf(fresh), opts.internal)).map((u) => u.id));
-  const direct = [...directIds].filter((id) => allowed.has(id));
-  const mentioned = [...allowed].filter((id) => !directIds.has(id));
-  const common = { info, target, authorId, noteId: opts.noteId ?? null };
-  await insertTodos(app, { ...common, userIds: direct, action: TodoAction.DIRECTLY_ADDRESSED });
-  await insertTodos(app, { ...common, userIds: mentioned, action: TodoAction.MENTIONED });
+  const directIds = new Set(idsOf(direct));
+  // People addressed first, then people named, then groups and @all: a cap never drops someone named.
+  const single = (n: string) => named.get(n)?.length === 1 && !n.includes('/') && n !== 'all';
+  const ordered = [...directIds, ...idsOf(fresh.filter(single)), ...idsOf(fresh.filter((n) => !single(n)))];
+  const allowed = await readers(app, info, target, ordered, opts.internal);
+  const common = { info, target, authorId: author.id, noteId: opts.noteId ?? null };
+  await insertTodos(app, { ...common, userIds: allowed.filter((u) => directIds.has(u.id)).map((u) => u.id), action: TodoAction.DIRECTLY_ADDRESSED });
+  await insertTodos(app, { ...common, userIds: allowed.filter((u) => !directIds.has(u.id)).map((u) => u.id), action: TodoAction.MENTIONED });
 }
 
 /** TodoService#resolve_todos_for_target: the user's own pending to-dos on the target are done. */
 export async function resolveTodosForTarget(app: AppContext, target: { type: string; id: number }, userId: number, by = 'system_done'): Promise<void> {
+  // A read first: most actions find nothing to resolve, and a write would take SQLite's lock for nothing.
+  const pending = await app.db
+    .selectFrom('todos')
+    .select('id')
+    .where('target_id', '=', target.id)
+    .where('target_type', '=', target.type)
+    .where('user_id', '=', userId)
+    .where('state', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
+  if (!pending) return;
   await app.db
     .updateTable('todos')
     .set({ state: 'done', resolved_by_action: by, updated_at: nowIso() })
@@ -274,50 +313,47 @@ function added(now: number[], before: number[] | undefined): number[] {
   return now.filter((id) => !had.has(id));
 }
 
+async function authorOf(app: AppContext, id: number): Promise<UserRow | null> {
+  return ((await app.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined) ?? null;
+}
+
 async function onEvent(app: AppContext, e: DomainEvent): Promise<void> {
   if (e.kind === 'issue') {
     const target: TodoTarget = { type: 'Issue', id: e.issue.id, issue: e.issue };
     if (e.action !== 'open') await resolveTodosForTarget(app, target, e.userId);
     if (e.action !== 'open' && e.action !== 'update') return;
-    const wantsAssignees = e.action === 'open' || e.previousAssociations !== undefined;
+    // A new issue's assignees as asked for; an update's new ones against those before.
+    const assigneeIds = e.action === 'open' ? (e.assigneeIds ?? []) : e.previousAssociations ? added(await issueAssignees(app, e.issue.id), e.previousAssociations.assigneeIds) : [];
     const text = `${e.issue.title}\n\n${e.issue.description ?? ''}`;
     const before = e.previous ? `${e.previous.title}\n\n${e.previous.description ?? ''}` : undefined;
-    if (!wantsAssignees && (before === undefined || before === text || !text.includes('@'))) return;
+    const textChanged = text.includes('@') && (e.action === 'open' || (before !== undefined && before !== text));
+    if (!assigneeIds.length && !textChanged) return;
     const info = await infoOf(app, e.projectId, e.info);
     if (!info) return;
-    if (wantsAssignees) {
-      const now = (await app.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', e.issue.id).execute()).map((r) => r.user_id);
-      const fresh = e.action === 'open' ? now : added(now, e.previousAssociations?.assigneeIds);
-      await peopleTodos(app, info, target, fresh, e.userId, TodoAction.ASSIGNED);
-    }
-    if (e.action === 'open' || (before !== undefined && before !== text)) await mentionTodos(app, info, target, text, e.userId, before !== undefined ? { before } : {});
+    await peopleTodos(app, info, target, assigneeIds, e.userId, TodoAction.ASSIGNED);
+    const author = textChanged ? await authorOf(app, e.userId) : null;
+    if (author) await mentionTodos(app, info, target, text, author, e.action === 'update' && before !== undefined ? { before } : {});
     return;
   }
   if (e.kind === 'merge_request') {
     const target: TodoTarget = { type: 'MergeRequest', id: e.mr.id };
-    if (e.action !== 'open') await resolveTodosForTarget(app, target, e.userId);
+    // A push to the source branch resolves nothing (its event is sent only when a webhook listens).
+    if (e.action !== 'open' && !e.oldrev) await resolveTodosForTarget(app, target, e.userId);
     if (e.action !== 'open' && e.action !== 'update') return;
     const text = `${e.mr.title}\n\n${e.mr.description ?? ''}`;
     const before = e.previous ? `${e.previous.row.title}\n\n${e.previous.row.description ?? ''}` : undefined;
-    const people = e.action === 'open' ? e.people : undefined;
+    const textChanged = text.includes('@') && (e.action === 'open' || (before !== undefined && before !== text));
+    // The people asked for: all of them on a new request, those not there before on an update.
     const previous = e.previous?.associations;
-    const textChanged = e.action === 'open' ? text.includes('@') : before !== undefined && before !== text && text.includes('@');
-    if (!textChanged && !people?.assigneeIds.length && !people?.reviewerIds.length && !previous) return;
+    const assignees = e.action === 'open' ? (e.people?.assigneeIds ?? []) : previous && e.people ? added(e.people.assigneeIds, previous.assigneeIds) : [];
+    const reviewers = e.action === 'open' ? (e.people?.reviewerIds ?? []) : previous && e.people ? added(e.people.reviewerIds, previous.reviewerIds) : [];
+    if (!textChanged && !assignees.length && !reviewers.length) return;
     const info = await infoOf(app, e.projectId, e.info);
     if (!info) return;
-    let assignees: number[] = people?.assigneeIds ?? [];
-    let reviewers: number[] = people?.reviewerIds ?? [];
-    if (previous) {
-      const [a, r] = await Promise.all([
-        app.db.selectFrom('merge_request_assignees').select('user_id').where('merge_request_id', '=', e.mr.id).execute(),
-        app.db.selectFrom('merge_request_reviewers').select('user_id').where('merge_request_id', '=', e.mr.id).execute(),
-      ]);
-      assignees = added(a.map((x) => x.user_id), previous.assigneeIds);
-      reviewers = added(r.map((x) => x.user_id), previous.reviewerIds);
-    }
     await peopleTodos(app, info, target, assignees, e.userId, TodoAction.ASSIGNED);
     await peopleTodos(app, info, target, reviewers, e.userId, TodoAction.REVIEW_REQUESTED);
-    if (textChanged) await mentionTodos(app, info, target, text, e.userId, before !== undefined && e.action === 'update' ? { before } : {});
+    const author = textChanged ? await authorOf(app, e.userId) : null;
+    if (author) await mentionTodos(app, info, target, text, author, before !== undefined && e.action === 'update' ? { before } : {});
     return;
   }
   if (e.kind === 'note') {
@@ -327,17 +363,21 @@ async function onEvent(app: AppContext, e: DomainEvent): Promise<void> {
     await resolveTodosForTarget(app, { type, id: n.noteable_id }, e.userId);
     // An edit notifies only the people it newly mentions (TodoService#update_note).
     if (!n.body.includes('@') || (e.action === 'update' && e.previousBody === undefined)) return;
-    const info = await infoOf(app, e.projectId, undefined);
-    if (!info) return;
+    const [info, author] = await Promise.all([infoOf(app, e.projectId, undefined), authorOf(app, e.userId)]);
+    if (!info || !author) return;
     const issue = type === 'Issue' ? ((await app.db.selectFrom('issues').selectAll().where('id', '=', n.noteable_id).executeTakeFirst()) as IssueRow | undefined) : undefined;
     if (type === 'Issue' && !issue) return;
     const before = e.action === 'update' ? { before: e.previousBody } : {};
-    await mentionTodos(app, info, { type, id: n.noteable_id, ...(issue ? { issue } : {}) }, n.body, e.userId, { noteId: n.id, internal: n.internal === 1, ...before });
+    await mentionTodos(app, info, { type, id: n.noteable_id, ...(issue ? { issue } : {}) }, n.body, author, { noteId: n.id, internal: n.internal === 1, ...before });
     return;
   }
   if (e.kind === 'emoji' && e.action === 'award' && (e.award.awardable_type === 'Issue' || e.award.awardable_type === 'MergeRequest')) {
     await resolveTodosForTarget(app, { type: e.award.awardable_type, id: e.award.awardable_id }, e.userId);
   }
+}
+
+async function issueAssignees(app: AppContext, issueId: number): Promise<number[]> {
+  return (await app.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).execute()).map((r) => r.user_id);
 }
 
 let registered = false;
@@ -356,7 +396,8 @@ export function registerTodos(): void {
   projectDeletionHooks.push(async function deleteProjectTodos(_app, trx, projectId) {
     await trx.deleteFrom('todos').where('project_id', '=', projectId).execute();
   });
+  // A deleted user's to-dos go; those they made for others stay, without an author (GitLab's ghost user).
   userDeletionHooks.push(async function deleteUserTodos(_app, trx, user) {
-    await trx.deleteFrom('todos').where((eb) => eb.or([eb('user_id', '=', user.id), eb('author_id', '=', user.id)])).execute();
+    await trx.deleteFrom('todos').where('user_id', '=', user.id).execute();
   });
 }

@@ -36,10 +36,11 @@ function filePath(app: AppContext, id: number): string {
   return join(uploadsDir(app), String(id));
 }
 
-/** CarrierWave's sanitising: anything but letters, digits, `_`, `.`, `-` and `+` becomes `_`; never `.` or `..`. */
+/** CarrierWave's sanitising: anything but word characters, `.`, `-` and `+` becomes `_`; never `.` or `..`. */
 export function cleanUploadName(name: string): string {
   const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
-  let clean = base.replace(/[^\p{L}\p{N}_.+-]/gu, '_');
+  // Ruby's [[:word:]]: letters, marks, decimal digits, connector punctuation.
+  let clean = base.replace(/[^\p{L}\p{M}\p{Nd}\p{Pc}.+-]/gu, '_');
   if (clean.length > 255) {
     const dot = clean.lastIndexOf('.');
     const ext = dot > 0 && clean.length - dot <= 16 ? clean.slice(dot) : '';

@@ -156,6 +156,34 @@ describe('merge requests', () => {
   });
 });
 
+describe('visibility and limits', () => {
+  it("hides a to-do from an internal comment once its user no longer reads internal notes", async () => {
+    const rep = await s.createUser('tdrep');
+    await addMember(s, project.id, rep.id, 20);
+    await commit(s, project.id, 'internal-src', { 'i.txt': 'i' }, { from: 'main' });
+    const mr = await openMr(s, project.id, 'internal-src', {}, owner.token);
+    await s.request('POST', `/projects/${project.id}/merge_requests/${mr.iid}/notes`, { token: owner.token, json: { body: '@tdrep secret plan', internal: true } });
+    expect((await todos(rep)).map((t) => t.body)).toEqual(['@tdrep secret plan']);
+    await s.request('PUT', `/projects/${project.id}/members/${rep.id}`, { token: owner.token, json: { access_level: 10 } });
+    expect(await todos(rep)).toEqual([]);
+  });
+
+  it('mentions of a group the author may not see give nobody a to-do; members of a shared group get theirs', async () => {
+    const hiddenOwner = await s.createUser('tdhiddenowner');
+    const member = await s.createUser('tdhiddenmember');
+    const hidden = (await s.request('POST', '/groups', { token: hiddenOwner.token, json: { name: 'tdhidden', path: 'tdhidden', visibility: 'private' } })).body;
+    await s.request('POST', `/groups/${hidden.id}/members`, { token: hiddenOwner.token, json: { user_id: member.id, access_level: 30 } });
+    const own = await createProject(s, 'td-outsider-own', { token: outsider.token, visibility: 'public' });
+    await s.request('POST', `/projects/${own.id}/issues`, { token: outsider.token, json: { title: 'Click here', description: 'ping @tdhidden' } });
+    expect(await todos(member)).toEqual([]);
+    // Shared with the private group (which its Owner here may see), the project's issues reach its members.
+    await s.request('POST', `/groups/${hidden.id}/members`, { token: hiddenOwner.token, json: { user_id: owner.id, access_level: 10 } });
+    expect((await s.request('POST', `/projects/${project.id}/share`, { token: owner.token, json: { group_id: hidden.id, group_access: 30 } })).status).toBe(201);
+    await s.request('POST', `/projects/${project.id}/issues`, { token: owner.token, json: { title: 'For the team', assignee_ids: [member.id] } });
+    expect((await todos(member)).map((t) => t.action_name)).toEqual(['assigned']);
+  });
+});
+
 describe('list', () => {
   it("filters by action, type, state, project, group and author; refuses unknown values with Grape's message", async () => {
     expect((await todos(bob, '?action=assigned')).every((t) => t.action_name === 'assigned')).toBe(true);

@@ -146,7 +146,7 @@ export async function createIssue(app: AppContext, info: ProjectInfo, author: Us
       return row.id;
     });
     const issue = (await findIssueById(app.db, id))!;
-    await emitEvent(app, { kind: 'issue', projectId: info.project.id, info, issue, userId: author.id, action: 'open' });
+    await emitEvent(app, { kind: 'issue', projectId: info.project.id, info, issue, assigneeIds: assignees, userId: author.id, action: 'open' });
     return issue;
   } catch (e) {
     // An iid given by an Owner that another issue has (GitLab's rescue of RecordNotUnique).

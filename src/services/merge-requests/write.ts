@@ -415,7 +415,9 @@ export async function updateMergeRequest(app: AppContext, info: ProjectInfo, mr:
   const fresh = await refreshMergeStatus(app, (await findMrById(app.db, mr.id))!);
   if (attrs.title !== undefined || attrs.description !== undefined || retarget) await syncClosingIssues(app, info, fresh);
   const action = mr.state === 'opened' && fresh.state === 'closed' ? 'close' : mr.state === 'closed' && fresh.state === 'opened' ? 'reopen' : 'update';
-  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr: fresh, previous, userId: user.id, action });
+  // The people an update sets (the others kept as they were), for to-dos.
+  const people = previous.associations && (assignees || reviewers) ? { assigneeIds: assignees ?? previous.associations.assigneeIds, reviewerIds: reviewers ?? previous.associations.reviewerIds } : undefined;
+  await emitEvent(app, { kind: 'merge_request', projectId: mr.project_id, info, mr: fresh, previous, ...(people ? { people } : {}), userId: user.id, action });
   return fresh;
 }
 

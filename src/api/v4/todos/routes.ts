@@ -46,9 +46,10 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
     issueIds.length ? (db.selectFrom('issues').selectAll().where('id', 'in', issueIds).execute() as Promise<IssueRow[]>) : [],
     mrIds.length ? (db.selectFrom('merge_requests').selectAll().where('id', 'in', mrIds).execute() as Promise<MrRow[]>) : [],
     findUserRefsByIds(db, [...new Set(rows.map((r) => r.author_id))]),
-    noteIds.length ? db.selectFrom('notes').select(['id', 'body']).where('id', 'in', noteIds).execute() : [],
+    noteIds.length ? db.selectFrom('notes').select(['id', 'body', 'internal']).where('id', 'in', noteIds).execute() : [],
   ]);
   const noteBodies = new Map(notes.map((n) => [n.id, n.body]));
+  const internalNotes = new Set(notes.filter((n) => n.internal === 1).map((n) => n.id));
   const joined = joinProjects(projects, namespaces);
   const withAccess = new Map<number, Project>();
   for (const [id, p] of joined) withAccess.set(id, { ...p, access: await effectiveAccess(db, user, p.project, p.namespace) });
@@ -61,6 +62,8 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
   const readable = rows.filter((t) => {
     const p = withAccess.get(t.project_id);
     if (!p || !canReadProject(user, p.project, p.access)) return false;
+    // A mention in an internal note shows its text: only to those who still read internal notes (GitLab's TodoPolicy).
+    if (t.note_id !== null && internalNotes.has(t.note_id) && !user.is_admin && p.access < (t.target_type === 'Issue' ? AccessLevel.PLANNER : AccessLevel.REPORTER)) return false;
     if (t.target_type === 'Issue') {
       const issue = issueById.get(t.target_id);
       return Boolean(issue) && canReadIssues(user, p, p.access) && canReadIssue(user, p.access, issue!, assignees.filter((a) => a.issue_id === t.target_id).map((a) => a.user_id));
