@@ -36,6 +36,7 @@ import type { WikiPageMetaTable } from './tables/wikis.js';
 import type { TodosTable } from './tables/todos.js';
 import type { UploadsTable } from './tables/uploads.js';
 import type { BadgesTable } from './tables/badges.js';
+import type { AccessRequestsTable } from './tables/access-requests.js';
 import type { ResourceEventsTable } from './tables/resource-events.js';
 import type { EnvironmentsTable } from './tables/environments.js';
 import type * as Issues from './tables/issues.js';
@@ -101,6 +102,7 @@ export interface DB {
   todos: TodosTable;
   uploads: UploadsTable;
   badges: BadgesTable;
+  access_requests: AccessRequestsTable;
   resource_events: ResourceEventsTable;
   environments: EnvironmentsTable;
 }

@@ -219,6 +219,8 @@ export async function addMember(app: AppContext, actor: UserRow, actorAccess: nu
       .values({ source_type: source.type, source_id: source.id, user_id: userId, access_level: change.accessLevel, expires_at: change.expiresAt ?? null, created_by_id: actor.id, member_role_id: null, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // A pending access request is answered by the membership (GitLab keeps both in one row).
+    await trx.deleteFrom('access_requests').where('source_type', '=', source.type).where('source_id', '=', source.id).where('user_id', '=', userId).execute();
     // GitLab's join_project: a project's new member "joined" it (the member is the event's author).
     if (source.type === 'Project') await insertEvents(trx, [{ projectId: source.id, authorId: userId, action: 'joined', targetType: 'Project', targetId: source.id }]);
     await auditMember(trx, source, actor, audit.ip, userId, 'member_created', { add: 'user_access', as: ACCESS_LEVEL_NAMES[change.accessLevel] ?? String(change.accessLevel), expires_at: change.expiresAt ?? null });

@@ -33,10 +33,11 @@ import { storageSizes } from './0030-storage-sizes.js';
 import { todos } from './0031-todos.js';
 import { uploads } from './0032-uploads.js';
 import { badges } from './0033-badges.js';
+import { accessRequests } from './0034-access-requests.js';
 import { resourceEvents } from './0028-resource-events.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads, badges];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads, badges, accessRequests];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -9,6 +9,7 @@ import { addMember, allMembers, directMembersQuery, findDirectMember, removeMemb
 import { findProject } from '../../../services/projects/lookup.js';
 import { canReadGroup } from '../../../services/groups/visibility.js';
 import { presentMembers } from '../entities/member.js';
+import { registerAccessRequestHooks, registerAccessRequestRoutes } from './access-requests.js';
 
 type Kind = 'projects' | 'groups';
 
@@ -132,6 +133,8 @@ function registerFor(app: FastifyInstance, kind: Kind): void {
 }
 
 export function registerMemberRoutes(app: FastifyInstance): void {
+  registerAccessRequestHooks();
+  registerAccessRequestRoutes(app, resolveSource);
   registerFor(app, 'projects');
   registerFor(app, 'groups');
 }

@@ -53,6 +53,7 @@ import { WikiAttachment, WikiPage, WikiPageListEntry } from './wikis.js';
 import { Todo } from './todos.js';
 import { MarkdownUploadAdmin, ProjectUpload } from './uploads.js';
 import { Badge, BasicBadgeDetails } from './badges.js';
+import { AccessRequester } from './users.js';
 import { ResourceLabelEvent, ResourceMilestoneEvent, ResourceStateEvent } from './resource-events.js';
 import { Issue, IssueLink, IssuesStatistics, RelatedIssue } from './issues.js';
 import { Namespace, NamespaceExists } from './namespaces.js';
@@ -151,6 +152,16 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
 
   // repository/blobs.ts
   'GET /projects/:id/languages': json(dict(Num())),
+
+  // members/access-requests.ts
+  ...Object.fromEntries(
+    ['/projects/:id', '/groups/:id'].flatMap((prefix) => [
+      [`GET ${prefix}/access_requests`, list(AccessRequester)],
+      [`POST ${prefix}/access_requests`, json(AccessRequester)],
+      [`PUT ${prefix}/access_requests/:user_id/approve`, json(Member)],
+      [`DELETE ${prefix}/access_requests/:user_id`, empty],
+    ]),
+  ),
 
   // badges/routes.ts
   ...Object.fromEntries(

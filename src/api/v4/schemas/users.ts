@@ -15,6 +15,12 @@ export const userBasicProps = {
 /** UserBasic: lists and embedded users. */
 export const UserBasic = obj(userBasicProps, { title: 'UserBasic' });
 
+/** Entities::AccessRequester: a user's basic fields without the e-mail, then when they asked. */
+export const AccessRequester = obj(
+  { id: Int(), username: Str(), name: Str(), state: Str(), locked: Bool(), avatar_url: NStr(), web_url: Str(), requested_at: Time() },
+  { title: 'AccessRequester' },
+);
+
 export const userProps = {
   ...userBasicProps,
   created_at: Time(),
