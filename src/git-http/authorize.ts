@@ -87,7 +87,9 @@ export type SnippetDecision =
  */
 export async function authorizeSnippetGit(app: AppContext, caller: GitCaller, fullPath: string, rpc: 'upload-pack' | 'receive-pack'): Promise<SnippetDecision | null> {
   const m = /^(?:(.+)\/)?snippets\/(\d{1,9})$/.exec(fullPath);
-  if (!m || (await projectIdForPath(app, fullPath)) !== null) return null;
+  // `snippets/<id>` is always a personal snippet (`snippets` is a reserved top-level name); under a
+  // project path a project of that name would come first.
+  if (!m || (m[1] !== undefined && (await projectIdForPath(app, fullPath)) !== null)) return null;
   const deny = (status: 401 | 403 | 404, message: string): SnippetDecision => ({ allow: false, status, message });
   if (caller.kind === 'invalid' || caller.kind === 'deploy_token') return deny(401, ACCESS_DENIED);
   const anonymous = caller.kind === 'anonymous';

@@ -16,7 +16,7 @@ import { preparePush, type PreparedPush, type PushPolicy } from '../git/pre-rece
 import { baseUrl } from '../http/route.js';
 import { deployTokenUsername } from '../services/deploy-tokens.js';
 import { afterWikiPush, wikiRepository } from '../services/wikis.js';
-import { refreshSnippetFiles, SNIPPET_MAX_FILES, snippetRepoPath } from '../services/snippets.js';
+import { refreshSnippetFiles, SNIPPET_MAX_FILES, SNIPPET_SIZE_LIMIT, snippetRepoPath } from '../services/snippets.js';
 
 const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
   { method: 'GET', suffix: '/info/refs' },
@@ -86,9 +86,9 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   if ('snippet' in decision) {
     const s = decision.snippet;
     options.repoPath = snippetRepoPath(app, s.id);
-    // GitLab's SnippetCheck and PushFileCountCheck: the default branch only, updated, never created or deleted; 1 to 10 files.
+    // GitLab's SnippetCheck and PushFileCountCheck: the default branch only, updated, never created or deleted; 1 to 10 files of at most 50 MiB.
     if (pushing) {
-      policy = { ...NO_PROTECTION, defaultBranch: s.default_branch, onlyBranches: [s.default_branch], onlyBranchesMessage: 'You can not create or delete branches.', maxFiles: SNIPPET_MAX_FILES };
+      policy = { ...NO_PROTECTION, defaultBranch: s.default_branch, onlyBranches: [s.default_branch], onlyBranchesMessage: 'You can not create or delete branches.', maxFiles: SNIPPET_MAX_FILES, maxFileBytes: SNIPPET_SIZE_LIMIT };
       options.beforeEnd = () => refreshSnippetFiles(app, s).catch((err) => req.log.error({ err }, 'after-push processing failed'));
     }
   } else if (decision.wiki) {

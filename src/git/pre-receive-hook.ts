@@ -47,6 +47,8 @@ export interface PushPolicy {
   onlyBranchesMessage?: string;
   /** A snippet's push: the most files a pushed commit may hold, and at least one (GitLab's PushFileCountCheck). */
   maxFiles?: number | null;
+  /** A snippet's push: the largest file it may hold, in bytes (the snippet size limit). */
+  maxFileBytes?: number | null;
 }
 
 export const POLICY_ENV = 'LABWRIGHT_PUSH_POLICY';
@@ -156,14 +158,23 @@ function collaborationAllows(ref, oldSha, newSha) {
   return policy.onlyBranches.includes(ref.slice(11));
 }
 
-// A snippet's repository holds 1 to maxFiles files.
+// A snippet's repository holds 1 to maxFiles files (submodule entries are no files), each at most maxFileBytes.
 function fileCountProblem(newSha) {
   if (typeof policy.maxFiles !== 'number' || ZERO.test(newSha)) return null;
-  const listed = git(['ls-tree', '-r', '-z', '--name-only', newSha]);
+  const listed = git(['ls-tree', '-r', '-l', '-z', newSha]);
   if (!listed.ok) return 'The push could not be checked.';
-  const count = listed.out.split('\0').filter(Boolean).length;
+  let count = 0;
+  let largest = 0;
+  for (const record of listed.out.split('\0')) {
+    const fields = record.slice(0, record.indexOf('\t')).trim().split(/\s+/);
+    if (fields[1] !== 'blob') continue;
+    count += 1;
+    largest = Math.max(largest, Number(fields[3]) || 0);
+  }
   if (count > policy.maxFiles) return 'The repository can contain at most ' + policy.maxFiles + ' file(s).';
-  return count === 0 ? 'The repository must contain at least 1 file.' : null;
+  if (count === 0) return 'The repository must contain at least 1 file.';
+  if (typeof policy.maxFileBytes === 'number' && largest > policy.maxFileBytes) return 'Content is too long (more than ' + Math.round(policy.maxFileBytes / 1048576) + ' MiB). The maximum size is ' + Math.round(policy.maxFileBytes / 1048576) + ' MiB.';
+  return null;
 }
 
 for (const line of readFileSync(0, 'utf8').split('\n')) {

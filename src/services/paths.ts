@@ -3,7 +3,7 @@
 /** Top-level names that would shadow Labwright's own routes. */
 export const RESERVED_TOP_LEVEL = new Set([
   '-', '.well-known', 'admin', 'api', 'assets', 'dashboard', 'explore', 'favicon.ico', 'groups', 'help',
-  'oauth', 'projects', 'public', 'robots.txt', 'search', 'user_settings', 'users', 'uploads', 'health_check',
+  'oauth', 'projects', 'public', 'robots.txt', 'search', 'snippets', 'user_settings', 'users', 'uploads', 'health_check',
 ]);
 
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;

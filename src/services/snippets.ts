@@ -18,6 +18,7 @@ import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { charLength, toSentence } from './ruby-text.js';
 import { userDeletionHooks } from './users.js';
 import { removeReposWhenGone } from './repository/removal.js';
+import { storedSize } from './repository/repository-size.js';
 
 export type SnippetRow = Selectable<SnippetsTable>;
 export const SNIPPET_VISIBILITIES = ['private', 'internal', 'public'] as const;
@@ -241,11 +242,11 @@ export async function measureSnippet(app: AppContext, s: Pick<SnippetRow, 'id' |
   try {
     if (!gone) {
       const size = await new GitRepository(snippetRepoPath(app, s.id)).repositorySize();
-      await app.db.updateTable('snippets').set({ repository_size: size }).where('id', '=', s.id).execute();
+      await app.db.updateTable('snippets').set({ repository_size: storedSize(size) }).where('id', '=', s.id).execute();
     }
     if (s.project_id === null) return;
     const sum = await app.db.selectFrom('snippets').select((eb) => eb.fn.sum<number>('repository_size').as('size')).where('project_id', '=', s.project_id).executeTakeFirst();
-    await app.db.updateTable('projects').set({ snippets_size: Number(sum?.size ?? 0) }).where('id', '=', s.project_id).execute();
+    await app.db.updateTable('projects').set({ snippets_size: storedSize(Number(sum?.size ?? 0)) }).where('id', '=', s.project_id).execute();
   } catch (err) {
     app.log.warn({ err, snippetId: s.id }, 'could not measure the snippet');
   }

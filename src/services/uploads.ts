@@ -11,6 +11,7 @@ import type { UploadsTable } from '../db/tables/uploads.js';
 import { projectDeletionHooks } from './projects/create.js';
 import { userDeletionHooks } from './users.js';
 import { removeReposWhenGone } from './repository/removal.js';
+import { storedSize } from './repository/repository-size.js';
 
 export type UploadRow = Selectable<UploadsTable>;
 
@@ -70,7 +71,7 @@ export function shownInline(filename: string): boolean {
 async function measureUploads(app: AppContext, projectId: number): Promise<void> {
   try {
     const sum = await app.db.selectFrom('uploads').select((eb) => eb.fn.sum<number>('size').as('size')).where('project_id', '=', projectId).executeTakeFirst();
-    await app.db.updateTable('projects').set({ uploads_size: Number(sum?.size ?? 0) }).where('id', '=', projectId).execute();
+    await app.db.updateTable('projects').set({ uploads_size: storedSize(Number(sum?.size ?? 0)) }).where('id', '=', projectId).execute();
   } catch (err) {
     app.log.warn({ err, projectId }, 'could not measure uploads');
   }

@@ -27,6 +27,7 @@ import { projectDeletionHooks } from './projects/create.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
 import { removeReposWhenGone } from './repository/removal.js';
 import { isUniqueViolation } from './projects/unique.js';
+import { storedSize } from './repository/repository-size.js';
 import { triggerHooks } from './webhooks/dispatch.js';
 import type { HookProject } from './webhooks/payloads.js';
 import { wikiPagePayload } from './webhooks/wiki-payloads.js';
@@ -458,7 +459,7 @@ export async function measureWiki(app: AppContext, projectId: number): Promise<v
   try {
     const repo = await wikiRepository(app, projectId, false);
     const size = repo ? await repo.repositorySize() : 0;
-    await app.db.updateTable('projects').set({ wiki_size: size }).where('id', '=', projectId).execute();
+    await app.db.updateTable('projects').set({ wiki_size: storedSize(size) }).where('id', '=', projectId).execute();
   } catch (err) {
     app.log.warn({ err, projectId }, 'could not measure the wiki');
   }

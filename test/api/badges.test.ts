@@ -75,6 +75,9 @@ describe('project badges', () => {
     expect(bad.body).toEqual({ message: { link_url: ['is blocked: Only allowed schemes are http, https'] } });
     expect((await s.request('GET', `/projects/${project.id}/badges/render?link_url=x`, { token: maint.token })).body).toEqual({ error: 'image_url is missing' });
     expect((await s.request('GET', `/projects/${project.id}/badges/render?link_url=https://a.example&image_url=https://b.example`, { token: dev.token })).status).toBe(403);
+    const script = await s.request('GET', `/projects/${project.id}/badges/render?link_url=javascript:alert(1)&image_url=https://b.example`, { token: maint.token });
+    expect(script.status).toBe(400);
+    expect((await s.request('POST', `/projects/${project.id}/badges`, { token: null, json: {} })).status).toBe(401);
   });
 
   it('updates what is given, previews, and deletes (204); a group badge only through its group (Owners)', async () => {

@@ -22,12 +22,14 @@ describe('POST /markdown', () => {
     expect(r.body).toEqual({ html: '<p dir="auto">Hello <strong>world</strong> &lt;script&gt;x&lt;/script&gt;</p>' });
   });
 
-  it("refuses a missing text and a project the caller may not read", async () => {
+  it("refuses a missing text, a project the caller may not read, anonymous callers and texts over 256 KiB", async () => {
     expect((await s.request('POST', '/markdown', { token: user.token, json: {} })).body).toEqual({ error: 'text is missing' });
     const p = await createProject(s, 'mdprivate');
     const r = await s.request('POST', '/markdown', { token: user.token, json: { text: 'x', project: p.path_with_namespace } });
     expect(r.status).toBe(404);
-    expect((await s.request('POST', '/markdown', { json: { text: 'x', project: p.path_with_namespace } })).status).toBe(201);
+    // Signed-in callers only (GitLab's authenticate_markdown_api).
+    expect((await s.request('POST', '/markdown', { token: null, json: { text: 'x' } })).status).toBe(401);
+    expect((await s.request('POST', '/markdown', { token: user.token, json: { text: 'x'.repeat(256 * 1024 + 1) } })).status).toBe(400);
   });
 
   it("answers python-gitlab's markdown()", async () => {

@@ -267,7 +267,19 @@ describe('snippet repositories over git', () => {
     await git(dir, 'rm', '-q', '-r', '.');
     await git(dir, 'commit', '-q', '-m', 'Nothing');
     expect(await gitError(dir, 'push', 'origin', 'HEAD:main')).toMatch(/The repository must contain at least 1 file\./);
+    // Submodule entries are no files; nor may a file pass the snippet size limit.
+    await git(dir, 'update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},sub`);
+    await git(dir, 'commit', '-q', '-m', 'Only a submodule');
+    expect(await gitError(dir, 'push', 'origin', 'HEAD:main')).toMatch(/The repository must contain at least 1 file\./);
+    await git(dir, 'reset', '-q', '--hard', 'origin/main');
+    await writeFile(join(dir, 'big.bin'), Buffer.alloc(50 * 1024 * 1024 + 1));
+    await git(dir, 'add', '.');
+    await git(dir, 'commit', '-q', '-m', 'Too big');
+    expect(await gitError(dir, 'push', 'origin', 'HEAD:main')).toMatch(/Content is too long \(more than 50 MiB\)/);
     expect((await s.request('GET', `/snippets/${snip.id}`, { token: alice.token })).body.files).toHaveLength(2);
+    // `snippets` is a reserved top-level name: no group or user can take over these addresses.
+    const taken = await s.request('POST', '/groups', { token: bob.token, json: { name: 'snippets', path: 'snippets' } });
+    expect(taken.status).toBe(400);
 
     // Others read a public snippet but do not push to it.
     const theirs = join(work, 'theirs');

@@ -4,17 +4,23 @@
 // GITLAB-COMPAT: GitLab renders full GitLab Flavored Markdown; this covers paragraphs, line breaks,
 // emphasis, inline code and http(s) links.
 
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** One pass over the text (five chained passes cost a second on a megabyte of `&<>"'`). */
 function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return /[&<>"']/.test(s) ? s.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!) : s;
 }
 
+/** The inline forms; each pattern runs only when its marker is in the text (most paragraphs have none). */
 function inline(escaped: string): string {
-  return escaped
-    .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
-    // Bounded runs that stop at the next bracket: linear in the input ("[[[[…" was quadratic).
-    .replace(/\[([^[\]]{1,1000})\]\((https?:\/\/[^\s()"[\]]{1,2048})\)/g, '<a href="$2" rel="nofollow noreferrer noopener" target="_blank">$1</a>');
+  let out = escaped;
+  if (out.includes('`')) out = out.replace(/`([^`]+)`/g, '<code>$1</code>');
+  if (out.includes('*')) {
+    out = out.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>').replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+  }
+  // Bounded runs that stop at the next bracket: linear in the input ("[[[[…" was quadratic).
+  if (out.includes('](')) out = out.replace(/\[([^[\]]{1,1000})\]\((https?:\/\/[^\s()"[\]]{1,2048})\)/g, '<a href="$2" rel="nofollow noreferrer noopener" target="_blank">$1</a>');
+  return out;
 }
 
 export function renderMarkdown(text: string, opts: { inline?: boolean } = {}): string {
@@ -24,6 +30,6 @@ export function renderMarkdown(text: string, opts: { inline?: boolean } = {}): s
   return escaped
     .split(/\n{2,}/)
     .filter((p) => p.trim())
-    .map((p) => `<p dir="auto">${inline(p).replace(/\n/g, '<br>\n')}</p>`)
+    .map((p) => `<p dir="auto">${p.includes('\n') ? inline(p).replace(/\n/g, '<br>\n') : inline(p)}</p>`)
     .join('\n');
 }

@@ -1,8 +1,9 @@
 // A repository's languages (GitLab's GET /projects/:id/languages, Gitaly's CommitLanguages): the
 // share of bytes on the default branch per language, read from file names. GITLAB-COMPAT: names
 // and extensions, not Linguist's content heuristics; like Gitaly it counts programming and markup
-// languages only and leaves out vendored code, documentation and dotfiles.
-import { runGit } from '../../git/exec.js';
+// languages only and leaves out vendored code, documentation and dotfiles. The first 200,000 files
+// of a tree are counted; results are kept per commit.
+import { spawnGit } from '../../git/exec.js';
 
 const BY_EXTENSION: Record<string, string> = {
   js: 'JavaScript', mjs: 'JavaScript', cjs: 'JavaScript', jsx: 'JavaScript',
@@ -25,31 +26,69 @@ const BY_NAME: Record<string, string> = {
 /** Vendored code and documentation (enry's IsVendor / IsDocumentation, the common cases). */
 const SKIPPED = /(^|\/)(node_modules|vendor|bower_components|third[-_]party|dist|docs?|Documentation)\/|(^|\/)\.[^/]*$|\.min\.(js|css)$/;
 
-/** Languages and their share of bytes (percent, two decimals), largest first; {} for an empty tree. */
+/** At most this many tree entries are read (a tree of a million files is cut there, not read whole). */
+export const MAX_LANGUAGE_ENTRIES = 200_000;
+const cache = new Map<string, Record<string, number>>();
+const CACHE_SIZE = 256;
+
+/** The entries of a tree, streamed, at most MAX_LANGUAGE_ENTRIES: "<mode> <type> <oid> <size>\t<path>". */
+function treeEntries(gitDir: string, commit: string, each: (record: string) => void): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawnGit(['ls-tree', '-r', '-l', '-z', '--end-of-options', `${commit}^{tree}`], { gitDir });
+    let rest = '';
+    let count = 0;
+    let done = false;
+    const finish = (ok: boolean) => {
+      if (done) return;
+      done = true;
+      child.kill();
+      resolve(ok);
+    };
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      if (done) return;
+      const parts = (rest + chunk).split('\0');
+      rest = parts.pop() ?? '';
+      for (const record of parts) {
+        each(record);
+        if (++count >= MAX_LANGUAGE_ENTRIES) return finish(true);
+      }
+    });
+    child.on('close', (code) => finish(code === 0));
+    child.on('error', () => finish(false));
+  });
+}
+
+/** Languages and their share of bytes (percent, two decimals), largest first; {} for an empty tree. Kept per commit. */
 export async function repositoryLanguages(gitDir: string, commit: string): Promise<Record<string, number>> {
-  const res = await runGit(['ls-tree', '-r', '-l', '-z', '--end-of-options', `${commit}^{tree}`], { gitDir, okCodes: [0, 128] });
-  if (res.code !== 0) return {};
+  const key = `${gitDir}\0${commit}`;
+  const kept = cache.get(key);
+  if (kept) return kept;
   const bytes = new Map<string, number>();
   let total = 0;
-  for (const record of res.stdout.toString('utf8').split('\0')) {
-    // "<mode> blob <oid> <size>\t<path>"
+  const ok = await treeEntries(gitDir, commit, (record) => {
     const tab = record.indexOf('\t');
-    if (tab < 0) continue;
+    if (tab < 0) return;
     const [mode, type, , size] = record.slice(0, tab).trim().split(/\s+/);
     const path = record.slice(tab + 1);
-    if (type !== 'blob' || mode === '120000' || SKIPPED.test(path)) continue;
+    if (type !== 'blob' || mode === '120000' || SKIPPED.test(path)) return;
     const name = path.slice(path.lastIndexOf('/') + 1);
     const dot = name.lastIndexOf('.');
     const language = BY_NAME[name] ?? (dot > 0 ? BY_EXTENSION[name.slice(dot + 1).toLowerCase()] : undefined);
     const n = Number(size);
-    if (!language || !Number.isFinite(n) || n <= 0) continue;
+    if (!language || !Number.isFinite(n) || n <= 0) return;
     bytes.set(language, (bytes.get(language) ?? 0) + n);
     total += n;
-  }
-  if (!total) return {};
+  });
   const out: Record<string, number> = {};
-  for (const [language, n] of [...bytes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
-    out[language] = Math.round((n / total) * 10000) / 100;
+  if (ok && total) {
+    for (const [language, n] of [...bytes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
+      out[language] = Math.round((n / total) * 10000) / 100;
+    }
+  }
+  if (ok) {
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(key, out);
   }
   return out;
 }

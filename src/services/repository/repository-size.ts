@@ -8,6 +8,11 @@ import { GitRepository } from '../../git/repository.js';
 import { repoPathFor } from '../projects/lookup.js';
 import { refChangeListeners } from './ref-hooks.js';
 
+/** The largest value the 32-bit size columns hold: a size past 2 GiB is shown as that (the statistic saturates rather than failing). */
+export function storedSize(bytes: number): number {
+  return Math.min(Math.max(0, Math.round(bytes)), 2147483647);
+}
+
 /** Measures a project's repository again; `changes` (when given) limit the commit count to moves of the default branch. */
 export async function measureRepository(app: AppContext, projectId: number, changes?: RefChange[]): Promise<void> {
   const repo = new GitRepository(repoPathFor(app, projectId));
@@ -20,7 +25,7 @@ export async function measureRepository(app: AppContext, projectId: number, chan
   if (recount) commits = (await repo.branchSha(branch).catch(() => null)) ? await repo.countCommits(`refs/heads/${branch}`) : 0;
   await app.db
     .updateTable('projects')
-    .set({ repository_size: size, ...(commits !== undefined ? { commit_count: commits } : {}) })
+    .set({ repository_size: storedSize(size), ...(commits !== undefined ? { commit_count: commits } : {}) })
     .where('id', '=', projectId)
     .execute();
 }

@@ -104,11 +104,13 @@ function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:i
 
   // GET …/badges/render (link_url, image_url): a preview
   route(app, 'GET', `${prefix}/badges/render`, async function renderBadge(c) {
+    c.requireUser();
     const s = await load(c);
     required(c, ['link_url', 'image_url']);
     assertAdmin(c, s);
-    const link = c.params.string('link_url')!;
-    const image = c.params.string('image_url')!;
+    const link = c.params.string('link_url')!.trim();
+    const image = c.params.string('image_url')!.trim();
+    validateBadge({ link_url: link, image_url: image });
     const values = await placeholderValues(c.app, await renderingProject(c, s), c.base);
     return { name: null, link_url: link, image_url: image, rendered_link_url: renderUrl(link, values), rendered_image_url: renderUrl(image, values) };
   });
@@ -121,6 +123,8 @@ function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:i
 
   // POST …/badges
   route(app, 'POST', `${prefix}/badges`, async function createBadge(c) {
+    // GitLab's authenticate_non_get!: 401 before anything else.
+    c.requireUser();
     const s = await load(c);
     required(c, ['link_url', 'image_url']);
     assertAdmin(c, s);
@@ -137,6 +141,8 @@ function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:i
 
   // PUT …/badges/:badge_id (the attributes given)
   route(app, 'PUT', `${prefix}/badges/:badge_id`, async function updateBadge(c) {
+    // GitLab's authenticate_non_get!: 401 before anything else.
+    c.requireUser();
     const s = await load(c);
     assertAdmin(c, s);
     const badge = await ownBadge(c, s);
@@ -152,6 +158,8 @@ function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:i
 
   // DELETE …/badges/:badge_id
   route(app, 'DELETE', `${prefix}/badges/:badge_id`, async function deleteBadge(c) {
+    // GitLab's authenticate_non_get!: 401 before anything else.
+    c.requireUser();
     const s = await load(c);
     assertAdmin(c, s);
     const badge = await ownBadge(c, s);

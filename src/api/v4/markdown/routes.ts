@@ -1,5 +1,5 @@
 // POST /markdown (GitLab's lib/api/markdown.rb): Markdown rendered as HTML, in a project's context
-// when `project` names one the caller may read. GITLAB-COMPAT: the small renderer of
+// when `project` names one the caller may read; signed-in callers only, as GitLab. GITLAB-COMPAT: the small renderer of
 // `description_html` (paragraphs, line breaks, emphasis, code, http(s) links), not GitLab Flavored
 // Markdown; references are not linked.
 import type { FastifyInstance } from 'fastify';
@@ -8,11 +8,13 @@ import { route } from '../../../http/route.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { findProject } from '../../../services/projects/lookup.js';
 
-/** Rendering more than this is refused (the request's own limit aside). */
-const MAX_TEXT = 1024 * 1024;
+/** Rendering more than this is refused (the rendering runs on the request's thread). */
+const MAX_TEXT = 256 * 1024;
 
 export function registerMarkdownRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/markdown', async function renderText(c) {
+    // GitLab's authenticate_markdown_api: signed-in callers only.
+    c.requireUser();
     if (!c.params.has('text') || c.params.raw.text === null) throw paramError('text is missing');
     const text = c.params.string('text')!;
     c.params.bool('gfm');

@@ -45,6 +45,8 @@ function slugParam(c: Ctx): string {
   return slug;
 }
 
+const RENDER_LIMIT = 1024 * 1024;
+
 /** Entities::WikiPageBasic. */
 function basic(page: WikiPage, metaId: number | undefined): Record<string, unknown> {
   return { format: page.format, slug: page.slug, title: page.title, wiki_page_meta_id: metaId ?? null };
@@ -54,7 +56,8 @@ function basic(page: WikiPage, metaId: number | undefined): Record<string, unkno
 function full(page: WikiPage, metaId: number | undefined, content: string, html = false): Record<string, unknown> {
   return {
     ...basic(page, metaId),
-    content: html ? renderMarkdown(content) : content,
+    // GITLAB-COMPAT: only a page's first MiB is rendered (the rendering runs on the request's thread).
+    content: html ? renderMarkdown(content.length > RENDER_LIMIT ? content.slice(0, RENDER_LIMIT) : content) : content,
     encoding: 'UTF-8',
     front_matter: frontMatterOf(content),
   };
