@@ -300,6 +300,12 @@ export class Params {
     return v;
   }
 
+  /** Grape's `requires`: every name given (not null), else 400 naming the missing ones ("a is missing, b is missing"). */
+  requireAll(names: string[]): void {
+    const missing = names.filter((n) => !this.has(n) || this.raw[n] === null);
+    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+  }
+
   /** Grape's at_least_one_of. */
   requireAtLeastOne(names: string[]): void {
     if (!names.some((n) => this.has(n))) {

@@ -74,11 +74,6 @@ async function ownBadge(c: Ctx, s: Source): Promise<BadgeRow> {
   return row;
 }
 
-function required(c: Ctx, names: string[]): void {
-  const missing = names.filter((n) => !c.params.has(n) || c.params.raw[n] === null);
-  if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
-}
-
 function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:id', load: (c: Ctx) => Promise<Source>): void {
   // GET …/badges (name: exact)
   route(app, 'GET', `${prefix}/badges`, async function listBadges(c) {
@@ -106,7 +101,7 @@ function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:i
   route(app, 'GET', `${prefix}/badges/render`, async function renderBadge(c) {
     c.requireUser();
     const s = await load(c);
-    required(c, ['link_url', 'image_url']);
+    c.params.requireAll(['link_url', 'image_url']);
     assertAdmin(c, s);
     const link = c.params.string('link_url')!.trim();
     const image = c.params.string('image_url')!.trim();
@@ -126,7 +121,7 @@ function registerFor(app: FastifyInstance, prefix: '/projects/:id' | '/groups/:i
     // GitLab's authenticate_non_get!: 401 before anything else.
     c.requireUser();
     const s = await load(c);
-    required(c, ['link_url', 'image_url']);
+    c.params.requireAll(['link_url', 'image_url']);
     assertAdmin(c, s);
     const attrs = { link_url: c.params.string('link_url')!.trim(), image_url: c.params.string('image_url')!.trim(), name: c.params.string('name') ?? null };
     validateBadge(attrs);

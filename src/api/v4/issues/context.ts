@@ -50,3 +50,14 @@ export async function readableIssue(c: Ctx, p: IssueProject, iid: number): Promi
   return Object.assign(p, { issue, assignees });
 }
 
+
+/** Whether the caller is subscribed: an explicit choice, else being the author, an assignee or a commenter. */
+export async function issueSubscribed(c: Ctx, s: { issue: IssueRow; assignees: number[] }): Promise<boolean> {
+  if (!c.user) return false;
+  const uid = c.user.id;
+  const explicit = await c.app.db.selectFrom('subscriptions').select('subscribed').where('subscribable_type', '=', 'Issue').where('subscribable_id', '=', s.issue.id).where('user_id', '=', uid).executeTakeFirst();
+  if (explicit) return explicit.subscribed === 1;
+  if (s.issue.author_id === uid || s.assignees.includes(uid)) return true;
+  const noted = await c.app.db.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', s.issue.id).where('author_id', '=', uid).where('system', '=', 0).limit(1).executeTakeFirst();
+  return !!noted;
+}

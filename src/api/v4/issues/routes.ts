@@ -28,20 +28,9 @@ import { presentMergeRequestBasic } from '../entities/merge-request.js';
 import { presentUserBasic } from '../entities/user.js';
 import { registerIssueExtraRoutes } from './extra-routes.js';
 import { registerIssueLinkRoutes } from './link-routes.js';
-import { assigneesOf, issueFromPath, issueProject, type IssueProject, type IssueScopeCtx } from './context.js';
+import { assigneesOf, issueFromPath, issueProject, issueSubscribed, type IssueProject, type IssueScopeCtx } from './context.js';
 import { mrFromPath } from '../merge-requests/context.js';
 import { parseIssueAttributes, parseIssueCreate, parseIssueFilters, UPDATE_PARAMS } from './params.js';
-
-/** Whether the caller is subscribed: an explicit choice, else being the author, an assignee or a commenter. */
-async function subscribedTo(c: Ctx, s: IssueScopeCtx): Promise<boolean> {
-  if (!c.user) return false;
-  const uid = c.user.id;
-  const explicit = await c.app.db.selectFrom('subscriptions').select('subscribed').where('subscribable_type', '=', 'Issue').where('subscribable_id', '=', s.issue.id).where('user_id', '=', uid).executeTakeFirst();
-  if (explicit) return explicit.subscribed === 1;
-  if (s.issue.author_id === uid || s.assignees.includes(uid)) return true;
-  const noted = await c.app.db.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', s.issue.id).where('author_id', '=', uid).where('system', '=', 0).limit(1).executeTakeFirst();
-  return !!noted;
-}
 
 async function presentOne(c: Ctx, p: IssueProject, issue: IssueRow, subscribed?: boolean): Promise<Record<string, unknown>> {
   const bundle = await loadIssueBundle(c.app.db, [issue], [p.info], c.user);
@@ -50,7 +39,7 @@ async function presentOne(c: Ctx, p: IssueProject, issue: IssueRow, subscribed?:
 
 async function presentFresh(c: Ctx, p: IssueProject, issue: IssueRow): Promise<Record<string, unknown>> {
   const assignees = await assigneesOf(c.app.db, issue.id);
-  return presentOne(c, p, issue, await subscribedTo(c, Object.assign({}, p, { issue, assignees })));
+  return presentOne(c, p, issue, await issueSubscribed(c, Object.assign({}, p, { issue, assignees })));
 }
 
 async function listAndPresent(c: Ctx, scope: IssueScope, filters: IssueFilters, ctx: Partial<IssuePresentCtx>, known: ProjectInfo[] = []) {
@@ -183,7 +172,7 @@ export function registerIssueRoutes(app: FastifyInstance): void {
 
   route(app, 'GET', '/projects/:id/issues/:issue_iid', async function showIssue(c) {
     const s = await issueFromPath(c);
-    return presentOne(c, s, s.issue, await subscribedTo(c, s));
+    return presentOne(c, s, s.issue, await issueSubscribed(c, s));
   }, { cache: true });
 
   route(app, 'POST', '/projects/:id/issues', async function createIssueRoute(c) {
@@ -283,7 +272,7 @@ export function registerIssueRoutes(app: FastifyInstance): void {
     route(app, 'POST', `/projects/:id/issues/:issue_iid/${action}`, async function issueSubscription(c) {
       const user = c.requireUser();
       const s = await issueFromPath(c);
-      if ((await subscribedTo(c, s)) === want) {
+      if ((await issueSubscribed(c, s)) === want) {
         c.status(304);
         return undefined;
       }

@@ -15,7 +15,7 @@ export function registerMarkdownRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/markdown', async function renderText(c) {
     // GitLab's authenticate_markdown_api: signed-in callers only.
     c.requireUser();
-    if (!c.params.has('text') || c.params.raw.text === null) throw paramError('text is missing');
+    c.params.requireAll(['text']);
     const text = c.params.string('text')!;
     c.params.bool('gfm');
     const project = c.params.string('project');

@@ -199,10 +199,15 @@ function blameCommit(commit: Commit) {
   };
 }
 
+/** A Content-Disposition header for a file name: an ASCII `filename` and the exact `filename*`. */
+export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+  return `${kind}; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
 /** A file's bytes as GitLab's raw routes send them: text or octet-stream, inline with its name (repository files, snippets). */
 export function sendInlineFile(c: Ctx, path: string, content: Buffer) {
   const type = looksLikeText(content) ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-  c.header('Content-Disposition', `inline; filename="${fileName(path).replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(fileName(path))}`);
+  c.header('Content-Disposition', contentDisposition('inline', fileName(path)));
   return c.reply.code(200).type(type).send(content);
 }
 

@@ -18,7 +18,7 @@ import { AccessLevel } from '../../../services/access.js';
 import { presentIssue, issueWebUrl } from '../entities/issue.js';
 import { presentMergeRequest } from '../entities/merge-request.js';
 import { presentUserBasic } from '../entities/user.js';
-import { assigneesOf, issueFromPath } from '../issues/context.js';
+import { assigneesOf, issueFromPath, issueSubscribed } from '../issues/context.js';
 import { mrFromPath, subscriptionState } from '../merge-requests/context.js';
 import { integerPathParam } from '../repository/common.js';
 
@@ -83,7 +83,7 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
   const subscriptions = new Map<string, boolean>();
   if (opts.subscribed) {
     for (const m of shownMrs) subscriptions.set(`MergeRequest:${m.id}`, (await subscriptionState(c, m, user.id)).subscribed);
-    for (const i of shownIssues) subscriptions.set(`Issue:${i.id}`, await issueSubscribed(c, i, user.id));
+    for (const i of shownIssues) subscriptions.set(`Issue:${i.id}`, await issueSubscribed(c, { issue: i, assignees: await assigneesOf(c.app.db, i.id) }));
   }
   return readable.map((t) => {
     const p = withAccess.get(t.project_id)!;
@@ -131,15 +131,6 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
       updated_at: t.updated_at,
     };
   });
-}
-
-/** Whether the caller is subscribed to an issue: an explicit choice, else being its author, an assignee or a commenter. */
-async function issueSubscribed(c: Ctx, issue: IssueRow, uid: number): Promise<boolean> {
-  const explicit = await c.app.db.selectFrom('subscriptions').select('subscribed').where('subscribable_type', '=', 'Issue').where('subscribable_id', '=', issue.id).where('user_id', '=', uid).executeTakeFirst();
-  if (explicit) return explicit.subscribed === 1;
-  if (issue.author_id === uid || (await assigneesOf(c.app.db, issue.id)).includes(uid)) return true;
-  const noted = await c.app.db.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', issue.id).where('author_id', '=', uid).where('system', '=', 0).limit(1).executeTakeFirst();
-  return !!noted;
 }
 
 /** 304 Not Modified: the to-do is there already (python-gitlab raises on it, as against GitLab). */

@@ -22,6 +22,7 @@ import {
 } from '../../../services/uploads.js';
 import { currentSession } from '../../../web/session.js';
 import { integerPathParam, pathParam } from '../repository/common.js';
+import { contentDisposition } from '../repository/files.js';
 
 /** admin_upload / destroy_upload: Maintainers and up (and administrators). */
 function assertAdminUpload(c: Ctx, p: FoundProject): void {
@@ -29,16 +30,12 @@ function assertAdminUpload(c: Ctx, p: FoundProject): void {
   if (!c.user!.is_admin && p.access < AccessLevel.MAINTAINER) throw forbidden();
 }
 
-function disposition(kind: 'inline' | 'attachment', filename: string): string {
-  return `${kind}; filename="${filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
-
 /** present_carrierwave_file!: the bytes as a download. */
 async function sendAsAttachment(c: Ctx, row: UploadRow): Promise<Buffer> {
   const data = await readUpload(c.app, row);
   if (!data) throw notFound();
   c.header('Content-Type', 'application/octet-stream');
-  c.header('Content-Disposition', disposition('attachment', row.filename));
+  c.header('Content-Disposition', contentDisposition('attachment', row.filename));
   c.header('Content-Transfer-Encoding', 'binary');
   return data;
 }
@@ -59,7 +56,7 @@ export function registerUploadRoutes(app: FastifyInstance): void {
   route(app, 'POST', '/projects/:id/uploads', async function uploadFile(c) {
     const user = c.requireUser();
     const p = await findProject(c, pathParam(c, 'id'));
-    if (!c.params.has('file')) throw paramError('file is missing');
+    c.params.requireAll(['file']);
     const data = uploadedFile(c.params.raw.file);
     const given = c.req.lwUploadNames?.file;
     if (!data || given === undefined) throw paramError('file is invalid');
@@ -135,7 +132,7 @@ async function webUpload(c: Ctx) {
   const data = row ? await readUpload(c.app, row) : null;
   if (!row || !data) throw notFound();
   c.header('Content-Type', contentTypeOf(row.filename));
-  c.header('Content-Disposition', disposition(shownInline(row.filename) ? 'inline' : 'attachment', row.filename));
+  c.header('Content-Disposition', contentDisposition(shownInline(row.filename) ? 'inline' : 'attachment', row.filename));
   c.header('Cache-Control', 'max-age=0, private, must-revalidate');
   c.header('X-Content-Type-Options', 'nosniff');
   return data;

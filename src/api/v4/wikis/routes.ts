@@ -80,11 +80,6 @@ function changeContext(c: Ctx, wiki: WikiProject): WikiChangeContext {
   return { app: c.app, base: c.base, user: c.requireUser(), wiki };
 }
 
-/** A string parameter that may be empty (content ""), sent as a number too. */
-function textParam(c: Ctx, name: string, required: boolean): string | undefined {
-  return c.params.string(name, { required });
-}
-
 export function registerWikiRoutes(app: FastifyInstance): void {
   registerWikiHooks();
 
@@ -122,10 +117,9 @@ export function registerWikiRoutes(app: FastifyInstance): void {
   // POST /projects/:id/wikis
   route(app, 'POST', '/projects/:id/wikis', async function createWikiPage(c) {
     const wiki = await readableWiki(c);
-    const missing = ['title', 'content'].filter((n) => !c.params.has(n) || c.params.raw[n] === null);
-    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
-    const title = textParam(c, 'title', true)!;
-    const content = textParam(c, 'content', true)!;
+    c.params.requireAll(['title', 'content']);
+    const title = c.params.string('title')!;
+    const content = c.params.string('content')!;
     const format = formatParam(c) ?? 'markdown';
     const message = c.params.string('message');
     const frontMatter = frontMatterParam(c);
@@ -139,8 +133,8 @@ export function registerWikiRoutes(app: FastifyInstance): void {
     const wiki = await readableWiki(c);
     const slug = slugParam(c);
     c.params.requireAtLeastOne(['content', 'title', 'format']);
-    const title = textParam(c, 'title', false);
-    const content = textParam(c, 'content', false);
+    const title = c.params.string('title');
+    const content = c.params.string('content');
     const format = formatParam(c);
     const message = c.params.string('message');
     const frontMatter = frontMatterParam(c);
@@ -168,7 +162,7 @@ export function registerWikiRoutes(app: FastifyInstance): void {
   // POST /projects/:id/wikis/attachments (multipart `file`, optional `branch`)
   route(app, 'POST', '/projects/:id/wikis/attachments', async function uploadWikiAttachment(c) {
     const wiki = await readableWiki(c);
-    if (!c.params.has('file')) throw paramError('file is missing');
+    c.params.requireAll(['file']);
     const data = uploadedFile(c.params.raw.file);
     const name = c.req.lwUploadNames?.file;
     if (!data || name === undefined) throw paramError('file is invalid');
