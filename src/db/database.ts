@@ -54,6 +54,8 @@ export interface Database {
   readGeneration(): number | null;
   /** With the read cache on: what it holds (estimated bytes); otherwise null. */
   readCacheStats(): { entries: number; bytes: number } | null;
+  /** Tells the connections that a migration changed the schema (SQLite: see schemaChanged of its driver). */
+  schemaChanged?(): void;
   /** Asks the database something trivial (readiness probes): not counted as a write; on PostgreSQL never from the cache. */
   ping(): Promise<void>;
 }
@@ -138,6 +140,13 @@ interface QueryResultLike {
   rows: unknown[];
   numAffectedRows?: bigint;
   insertId?: bigint;
+}
+
+/** The statements each connection keeps by SQL text (openSqlite). */
+const statementCaches = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function clearStatements(conn: BetterSqlite3.Database): void {
+  statementCaches.get(conn)?.clear();
 }
 
 /**
@@ -311,6 +320,21 @@ class TwoConnectionSqliteDriver {
     return this.version;
   }
 
+  /**
+   * After a migration: statements prepared before it (and their row shapers) describe the old
+   * columns, and the reader keeps the schema it loaded until a statement of its own finds the change,
+   * so a `select *` it prepared first would name the new columns with the old names. Both caches are
+   * emptied and one read on the reader brings its schema up to date.
+   */
+  schemaChanged(): void {
+    this.endRead();
+    clearStatements(this.writer);
+    clearStatements(this.reader);
+    this.results?.clear();
+    this.resultsVersion = -1;
+    this.reader.prepare('select count(*) as n from sqlite_master').get();
+  }
+
   endRead(): void {
     if (!this.reading) return;
     this.reading = false;
@@ -433,6 +457,7 @@ export function openSqlite(file: string, opts: { reader?: boolean } = {}): Bette
   // synchronously, so one statement is never used by two queries at once).
   const prepare = raw.prepare.bind(raw);
   const cache = new Map<string, BetterSqlite3.Statement>();
+  statementCaches.set(raw, cache);
   (raw as { prepare: (sql: string) => BetterSqlite3.Statement }).prepare = function cachedPrepare(text: string) {
     let stmt = cache.get(text);
     if (!stmt) {
@@ -618,6 +643,7 @@ export function createDatabase(opts: {
     authChanges: () => dialect.driver.dataVersion(),
     readGeneration: () => (opts.readCache ?? true ? dialect.driver.dataVersion() : null),
     readCacheStats: () => dialect.driver.cacheStats(),
+    schemaChanged: () => dialect.driver.schemaChanged(),
     transaction: (fn) => db.transaction().execute(fn),
     forUpdate: (qb) => qb,
     close: () => db.destroy(),

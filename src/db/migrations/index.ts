@@ -34,10 +34,11 @@ import { todos } from './0031-todos.js';
 import { uploads } from './0032-uploads.js';
 import { badges } from './0033-badges.js';
 import { accessRequests } from './0034-access-requests.js';
+import { todoGroups } from './0035-todo-groups.js';
 import { resourceEvents } from './0028-resource-events.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads, badges, accessRequests];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads, badges, accessRequests, todoGroups];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}
@@ -58,4 +59,5 @@ export async function migrateToLatest(database: Database): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
   }
+  if (results?.length) database.schemaChanged?.();
 }
