@@ -9,6 +9,7 @@ import type { DB } from '../db/types.js';
 import { conflict, forbidden, notFound, validationError } from '../http/errors.js';
 import { AccessLevel, ancestorIds } from './access.js';
 import type { NamespaceRow, ProjectRow } from './projects/lookup.js';
+import { resolveAccessRequestTodos } from './todos.js';
 import { onUniqueViolation } from './projects/unique.js';
 import { recordAudit } from './audit.js';
 import { insertEvents } from './event-rows.js';
@@ -221,6 +222,7 @@ export async function addMember(app: AppContext, actor: UserRow, actorAccess: nu
       .executeTakeFirstOrThrow();
     // A pending access request is answered by the membership (GitLab keeps both in one row).
     await trx.deleteFrom('access_requests').where('source_type', '=', source.type).where('source_id', '=', source.id).where('user_id', '=', userId).execute();
+    await resolveAccessRequestTodos(trx, { type: source.type, id: source.id }, userId);
     // GitLab's join_project: a project's new member "joined" it (the member is the event's author).
     if (source.type === 'Project') await insertEvents(trx, [{ projectId: source.id, authorId: userId, action: 'joined', targetType: 'Project', targetId: source.id }]);
     await auditMember(trx, source, actor, audit.ip, userId, 'member_created', { add: 'user_access', as: ACCESS_LEVEL_NAMES[change.accessLevel] ?? String(change.accessLevel), expires_at: change.expiresAt ?? null });

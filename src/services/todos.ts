@@ -6,18 +6,20 @@
 // `multiple_todos` behaviour (the default since 17.8): mentions may repeat, any other reason is
 // skipped while the same one is pending. Acting on your own issue gives you to-dos as in GitLab
 // (assigning yourself, mentioning yourself).
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import type { DB } from '../db/types.js';
 import type { AppContext } from '../context.js';
 import { nowIso } from '../db/database.js';
 import type { UserRow } from '../db/repositories/users.js';
 import type { TodosTable } from '../db/tables/todos.js';
+import { ApiError } from '../http/errors.js';
 import { AccessLevel, canReadProject } from './access.js';
 import { eventRecorders, type DomainEvent } from './events.js';
 import { canReadIssue, canReadIssues } from './issues/access.js';
 import type { IssueRow } from './issues/rows.js';
 import { userCanReadMrs } from './merge-requests/access.js';
 import type { ProjectInfo } from './merge-requests/rows.js';
-import { allMembers } from './members.js';
+import { activeOnly, allMembers } from './members.js';
 import { projectDeletionHooks } from './projects/create.js';
 import { effectiveAccess, loadProjectById } from './projects/lookup.js';
 import { canReadGroup } from './groups/visibility.js';
@@ -42,8 +44,12 @@ export const TODO_ACTION_NAMES: Record<number, string> = {
   13: 'added_approver',
   14: 'ssh_key_expired',
   15: 'ssh_key_expiring_soon',
+  // GitLab's later actions; the numbers are Labwright's (the API shows only the names).
+  20: 'transfer_failed',
 };
-export const TodoAction = { ASSIGNED: 1, MENTIONED: 2, MARKED: 4, DIRECTLY_ADDRESSED: 7, REVIEW_REQUESTED: 9 } as const;
+export const TodoAction = { ASSIGNED: 1, MENTIONED: 2, MARKED: 4, DIRECTLY_ADDRESSED: 7, REVIEW_REQUESTED: 9, MEMBER_ACCESS_REQUESTED: 10, TRANSFER_FAILED: 20 } as const;
+/** Member::ACCESS_REQUEST_APPROVERS_TO_BE_NOTIFIED_LIMIT. */
+const ACCESS_REQUEST_APPROVERS = 10;
 /** Todo::ACTIONS_MULTIPLE_ALLOWED. */
 const MULTIPLE_ALLOWED = new Set([2, 7, 10]);
 /** TodosFinder::TODO_TYPES (the `type` filter's values). */
@@ -226,7 +232,7 @@ async function insertTodos(app: AppContext, t: NewTodos): Promise<void> {
   const now = nowIso();
   await app.db
     .insertInto('todos')
-    .values(ids.map((userId) => ({ user_id: userId, project_id: t.info.project.id, target_type: t.target.type, target_id: t.target.id, author_id: t.authorId, action: t.action, note_id: t.noteId ?? null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })))
+    .values(ids.map((userId) => ({ user_id: userId, project_id: t.info.project.id, group_id: null, body: null, target_type: t.target.type, target_id: t.target.id, author_id: t.authorId, action: t.action, note_id: t.noteId ?? null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })))
     .execute();
 }
 
@@ -296,9 +302,87 @@ export async function markTodo(app: AppContext, info: ProjectInfo, target: TodoT
   const now = nowIso();
   return app.db
     .insertInto('todos')
-    .values({ user_id: user.id, project_id: info.project.id, target_type: target.type, target_id: target.id, author_id: user.id, action: TodoAction.MARKED, note_id: null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })
+    .values({ user_id: user.id, project_id: info.project.id, group_id: null, body: null, target_type: target.type, target_id: target.id, author_id: user.id, action: TodoAction.MARKED, note_id: null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+// --- to-dos of a group or a project itself ---
+
+/** A group (target type Namespace, the group as resource parent) or a project (its own parent). */
+export type ParentTarget = { type: 'Namespace'; id: number } | { type: 'Project'; id: number };
+
+function parentColumns(t: ParentTarget): { project_id: number | null; group_id: number | null } {
+  return t.type === 'Project' ? { project_id: t.id, group_id: null } : { project_id: null, group_id: t.id };
+}
+
+/**
+ * TodoService#create_member_access_request_todos: the people who may approve a request to join
+ * (a group's direct Owners, a project's direct Maintainers and Owners; active users, the most
+ * recently signed in first, at most 10) get a `member_access_requested` to-do from the requester.
+ */
+export async function accessRequestTodos(app: AppContext, target: ParentTarget, requesterId: number): Promise<void> {
+  const approvers = await activeOnly(app.db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select('users.id')
+    .where('members.source_type', '=', target.type)
+    .where('members.source_id', '=', target.id)
+    .where('members.access_level', '>=', target.type === 'Project' ? AccessLevel.MAINTAINER : AccessLevel.OWNER)
+    .where('users.state', '=', 'active')
+    .where('users.user_type', '=', 'human'))
+    .orderBy('users.last_sign_in_at', 'desc')
+    .orderBy('users.id', 'desc')
+    .limit(ACCESS_REQUEST_APPROVERS)
+    .execute();
+  if (!approvers.length) return;
+  const now = nowIso();
+  await app.db
+    .insertInto('todos')
+    .values(approvers.map((a) => ({ user_id: a.id, ...parentColumns(target), target_type: target.type, target_id: target.id, author_id: requesterId, action: TodoAction.MEMBER_ACCESS_REQUESTED, note_id: null, body: null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })))
+    .execute();
+}
+
+/** TodoService#resolve_access_request_todos: the request is answered (approved, denied or withdrawn). */
+export async function resolveAccessRequestTodos(db: Kysely<DB>, target: ParentTarget, requesterId: number): Promise<void> {
+  await db
+    .updateTable('todos')
+    .set({ state: 'done', resolved_by_action: 'system_done', updated_at: nowIso() })
+    .where('target_type', '=', target.type)
+    .where('target_id', '=', target.id)
+    .where('author_id', '=', requesterId)
+    .where('action', '=', TodoAction.MEMBER_ACCESS_REQUESTED)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+/**
+ * A failed transfer leaves the requester a `transfer_failed` to-do saying why (GitLab since 19.4
+ * transfers in the background and reports a failure so; Labwright transfers at once and also
+ * answers 400 with the reason). `err` is what the transfer threw: only its refusals (400) count.
+ */
+export async function transferFailedTodo(app: AppContext, target: ParentTarget, userId: number, from: string, to: string | null, err: unknown): Promise<void> {
+  const reason = refusalText(err);
+  if (reason === null) return;
+  const body = `Failed to transfer ${from} to ${to ?? 'the top level'}. ${reason}`;
+  const now = nowIso();
+  await app.db
+    .insertInto('todos')
+    .values({ user_id: userId, ...parentColumns(target), target_type: target.type, target_id: target.id, author_id: userId, action: TodoAction.TRANSFER_FAILED, note_id: null, body, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })
+    .execute();
+}
+
+/** The text of a 400 refusal: its message without "Transfer failed: ", or its field errors. */
+function refusalText(err: unknown): string | null {
+  if (!(err instanceof ApiError) || err.status !== 400) return null;
+  const message = (err.body as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return message.replace(/^Transfer failed: /, '');
+  if (message && typeof message === 'object') {
+    return Object.entries(message as Record<string, unknown>)
+      .map(([field, errors]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${([] as unknown[]).concat(errors).join(', ')}.`)
+      .join(' ');
+  }
+  return null;
 }
 
 // --- reacting to changes ---
@@ -399,5 +483,13 @@ export function registerTodos(): void {
   // A deleted user's to-dos go; those they made for others stay, without an author (GitLab's ghost user).
   userDeletionHooks.push(async function deleteUserTodos(_app, trx, user) {
     await trx.deleteFrom('todos').where('user_id', '=', user.id).execute();
+    // Their access requests go with them (access-requests.ts), so the to-dos asking about them are done.
+    await trx
+      .updateTable('todos')
+      .set({ state: 'done', resolved_by_action: 'system_done', updated_at: nowIso() })
+      .where('author_id', '=', user.id)
+      .where('action', '=', TodoAction.MEMBER_ACCESS_REQUESTED)
+      .where('state', '=', 'pending')
+      .execute();
   });
 }

@@ -40,6 +40,7 @@ export async function deleteGroup(app: AppContext, user: UserRow, group: GroupRo
       await trx.deleteFrom('group_settings').where('namespace_id', 'in', chunk).execute();
       await trx.deleteFrom('badges').where('group_id', 'in', chunk).execute();
       await trx.deleteFrom('access_requests').where('source_type', '=', 'Namespace').where('source_id', 'in', chunk).execute();
+      await trx.deleteFrom('todos').where('group_id', 'in', chunk).execute();
       await deleteOwnerVariables(app, trx, 'Namespace', chunk);
       await deleteOwnerDeployTokens(app, trx, 'group', chunk);
       await trx.deleteFrom('namespace_custom_attributes').where('namespace_id', 'in', chunk).execute();

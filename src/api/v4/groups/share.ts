@@ -15,6 +15,7 @@ import { transferProject } from '../../../services/projects/update.js';
 import { presentProjectFor } from '../entities/project.js';
 import { presentGroupDetailFor } from './present.js';
 import { todayUtc } from '../../../services/personal-access-tokens.js';
+import { transferFailedTodo } from '../../../services/todos.js';
 
 // POST /groups/:id/transfer
 async function transferRoute(c: Ctx) {
@@ -25,16 +26,24 @@ async function transferRoute(c: Ctx) {
   if (targetId !== undefined) {
     target = (await loadGroupById(c.app.db, targetId)) ?? null;
     if (!target || !(await canReadGroup(c.app.db, user, target))) throw notFound('Group');
-    const level = user.is_admin ? AccessLevel.OWNER : await groupAccess(c.app.db, user, target);
-    const st = await loadSettings(c.app.db, target.id);
-    const needed = (JSON.parse(st.settings || '{}').subgroup_creation_level ?? 'maintainer') === 'owner' ? AccessLevel.OWNER : AccessLevel.MAINTAINER;
-    if (level < needed) throw transferDenied();
-  } else if (!user.is_admin && !user.can_create_group) {
-    throw transferDenied();
   }
   // The response is the group as it was before the transfer (spec §4.3).
   const before = await presentGroupDetailFor(c, loaded.group, loaded.settings, loaded.access, { withProjects: true });
-  await unlinkLessVisible(c.app, user, await transferGroup(c.app, user, loaded.group, target, c.req.ip));
+  try {
+    if (target) {
+      const level = user.is_admin ? AccessLevel.OWNER : await groupAccess(c.app.db, user, target);
+      const st = await loadSettings(c.app.db, target.id);
+      const needed = (JSON.parse(st.settings || '{}').subgroup_creation_level ?? 'maintainer') === 'owner' ? AccessLevel.OWNER : AccessLevel.MAINTAINER;
+      if (level < needed) throw transferDenied();
+    } else if (!user.is_admin && !user.can_create_group) {
+      throw transferDenied();
+    }
+    await unlinkLessVisible(c.app, user, await transferGroup(c.app, user, loaded.group, target, c.req.ip));
+  } catch (err) {
+    // Spec §4.3: a failed transfer gives the requester a transfer_failed to-do (and here a 400 too).
+    await transferFailedTodo(c.app, { type: 'Namespace', id: loaded.group.id }, user.id, loaded.group.full_path, target?.full_path ?? null, err);
+    throw err;
+  }
   c.status(201);
   return before;
 }

@@ -14,6 +14,7 @@ import { effectiveSettings } from '../../../services/groups/settings.js';
 import { addMember, type MemberSource } from '../../../services/members.js';
 import { projectDeletionHooks } from '../../../services/projects/create.js';
 import { isUniqueViolation } from '../../../services/projects/unique.js';
+import { accessRequestTodos, resolveAccessRequestTodos } from '../../../services/todos.js';
 import { userDeletionHooks } from '../../../services/users.js';
 import { presentMembers } from '../entities/member.js';
 import { presentUserBasic } from '../entities/user.js';
@@ -84,6 +85,8 @@ export function registerAccessRequestRoutes(app: FastifyInstance, resolve: Resol
           .values({ source_type: r.source.type, source_id: r.source.id, user_id: user.id, requested_at: nowIso() })
           .returningAll()
           .executeTakeFirstOrThrow();
+        // The people who may approve it get a member_access_requested to-do (TodoService).
+        await accessRequestTodos(c.app, { type: r.source.type, id: r.source.id }, user.id);
         return (await present(c, [row]))[0];
       } catch (err) {
         if (isUniqueViolation(err)) throw apiError(400, { user_id: ['already exists in source'] });
@@ -110,7 +113,10 @@ export function registerAccessRequestRoutes(app: FastifyInstance, resolve: Resol
       const request = await requestOf(c, r.source);
       if (request.user_id !== actor.id && r.access < r.manageLevel) throw forbidden();
       refuseIfModifiedSince(c, request.requested_at);
-      await c.app.db.deleteFrom('access_requests').where('id', '=', request.id).execute();
+      await c.app.database.transaction(async (trx) => {
+        await trx.deleteFrom('access_requests').where('id', '=', request.id).execute();
+        await resolveAccessRequestTodos(trx, { type: r.source.type, id: r.source.id }, request.user_id);
+      });
       return undefined;
     });
   }

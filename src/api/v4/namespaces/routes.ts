@@ -103,6 +103,11 @@ async function computeCounts(c: Ctx, rows: NamespaceRow[]): Promise<Map<number, 
   return out;
 }
 
+/** Entities::Namespace for the caller (to-dos of groups show their group so). */
+export function presentNamespacesFor(c: Ctx, rows: NamespaceRow[]): Promise<Record<string, unknown>[]> {
+  return present(c, rows);
+}
+
 async function present(c: Ctx, rows: NamespaceRow[], known?: Grant[]) {
   const user = c.requireUser();
   const owners = await findUserRefsByIds(c.app.db, rows.filter((r) => r.kind === 'user').map((r) => r.owner_id!));

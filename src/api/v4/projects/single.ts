@@ -5,7 +5,8 @@ import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel, VISIBILITY_LEVEL, type Visibility } from '../../../services/access.js';
 import { unlinkLessVisible } from '../../../services/projects/forks.js';
 import { readNamespaceRef, readProjectAttrs } from '../../../services/projects/attrs.js';
-import { findProject, loadProjectById } from '../../../services/projects/lookup.js';
+import { findProject, fullPath, loadProjectById } from '../../../services/projects/lookup.js';
+import { transferFailedTodo } from '../../../services/todos.js';
 import { canCreateProjectIn, findReadableNamespace } from '../../../services/projects/namespaces.js';
 import { deleteProject, setArchived, transferProject, updateProject } from '../../../services/projects/update.js';
 import { presentProjectFor } from '../entities/project.js';
@@ -63,7 +64,15 @@ async function transfer(c: Ctx) {
   const user = c.requireUser();
   const target = await findReadableNamespace(c.app.db, user, ref);
   if (!(await canCreateProjectIn(c.app.db, user, target))) throw forbidden();
-  return present(c, await afterVisibilityChange(c, found.project, await transferProject(c.app, found.project.id, target)));
+  let moved;
+  try {
+    moved = await transferProject(c.app, found.project.id, target);
+  } catch (err) {
+    // As a group's: a failed transfer leaves the requester a transfer_failed to-do (and a 400).
+    await transferFailedTodo(c.app, { type: 'Project', id: found.project.id }, user.id, fullPath(found.project, found.namespace), target.full_path, err);
+    throw err;
+  }
+  return present(c, await afterVisibilityChange(c, found.project, moved));
 }
 
 function archiveRoute(archived: boolean) {

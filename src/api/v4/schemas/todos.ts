@@ -1,7 +1,9 @@
 // Entities::Todo (GET /todos and the routes that mark to-dos).
-import { NStr, Int, Str, Time, ifHas, nullable, obj } from './common.js';
+import { NStr, Int, Str, Time, ifHas, nullable, obj, optional } from './common.js';
 import { Issue } from './issues.js';
 import { MergeRequest } from './merge-requests.js';
+import { Namespace } from './namespaces.js';
+import { NamespaceBasic, Project } from './projects.js';
 import { UserBasic } from './users.js';
 
 /** Entities::ProjectIdentity. */
@@ -10,11 +12,11 @@ const ProjectIdentity = obj({ id: Int(), description: NStr(), name: Str(), name_
 export const Todo = obj(
   {
     id: Int(),
-    project: ProjectIdentity,
+    ...optional({ project: ProjectIdentity, group: NamespaceBasic }),
     author: nullable(UserBasic),
     action_name: Str(),
     target_type: Str(),
-    target: ifHas(['merge_status'], MergeRequest, Issue),
+    target: ifHas(['merge_status'], MergeRequest, ifHas(['iid'], Issue, ifHas(['path_with_namespace'], Project, Namespace))),
     target_url: Str(),
     body: Str(),
     state: Str(),

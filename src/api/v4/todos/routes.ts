@@ -12,8 +12,11 @@ import { loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js
 import { userCanReadMrs } from '../../../services/merge-requests/access.js';
 import { canMerge, protectionFor } from '../../../services/merge-requests/merge.js';
 import { loadBundle, type MrRow, type ProjectInfo } from '../../../services/merge-requests/rows.js';
-import { effectiveAccess, fullName, fullPath, joinProjects, projectQueries } from '../../../services/projects/lookup.js';
-import { markTodo, registerTodos, TODO_ACTION_NAMES, TODO_TYPES, type TodoRow } from '../../../services/todos.js';
+import { effectiveAccess, fullName, fullPath, joinProjects, projectQueries, type NamespaceRow } from '../../../services/projects/lookup.js';
+import { markTodo, registerTodos, TodoAction, TODO_ACTION_NAMES, TODO_TYPES, type TodoRow } from '../../../services/todos.js';
+import { canReadGroup } from '../../../services/groups/visibility.js';
+import { presentProjectFor } from '../entities/project.js';
+import { presentNamespacesFor } from '../namespaces/routes.js';
 import { AccessLevel } from '../../../services/access.js';
 import { presentIssue, issueWebUrl } from '../entities/issue.js';
 import { presentMergeRequest } from '../entities/merge-request.js';
@@ -34,15 +37,17 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
   if (!rows.length) return [];
   const db = c.app.db;
   const user = c.requireUser();
-  const projectIds = [...new Set(rows.map((r) => r.project_id))];
+  const projectIds = [...new Set(rows.flatMap((r) => (r.project_id !== null ? [r.project_id] : [])))];
+  const groupIds = [...new Set(rows.flatMap((r) => (r.group_id !== null ? [r.group_id] : [])))];
   const pq = projectQueries(db, projectIds);
   const idsOf = (type: string) => [...new Set(rows.filter((r) => r.target_type === type).map((r) => r.target_id))];
   const issueIds = idsOf('Issue');
   const mrIds = idsOf('MergeRequest');
   const noteIds = [...new Set(rows.filter((r) => r.note_id !== null).map((r) => r.note_id!))];
-  const [projects, namespaces, issues, mrs, authors, notes] = await Promise.all([
-    pq.projects.execute(),
-    pq.namespaces.execute(),
+  const [projects, namespaces, groups, issues, mrs, authors, notes] = await Promise.all([
+    projectIds.length ? pq.projects.execute() : [],
+    projectIds.length ? pq.namespaces.execute() : [],
+    groupIds.length ? (db.selectFrom('namespaces').selectAll().where('id', 'in', groupIds).where('kind', '=', 'group').execute() as Promise<NamespaceRow[]>) : [],
     issueIds.length ? (db.selectFrom('issues').selectAll().where('id', 'in', issueIds).execute() as Promise<IssueRow[]>) : [],
     mrIds.length ? (db.selectFrom('merge_requests').selectAll().where('id', 'in', mrIds).execute() as Promise<MrRow[]>) : [],
     findUserRefsByIds(db, [...new Set(rows.map((r) => r.author_id))]),
@@ -53,6 +58,8 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
   const joined = joinProjects(projects, namespaces);
   const withAccess = new Map<number, Project>();
   for (const [id, p] of joined) withAccess.set(id, { ...p, access: await effectiveAccess(db, user, p.project, p.namespace) });
+  const readableGroups = new Map<number, NamespaceRow>();
+  for (const g of groups) if (await canReadGroup(db, user, g)) readableGroups.set(g.id, g);
   const infos = [...withAccess.values()].map((p) => ({ project: p.project, namespace: p.namespace }));
   const confidential = issues.filter((i) => i.confidential === 1).map((i) => i.id);
   const assignees = confidential.length ? await db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', confidential).execute() : [];
@@ -60,6 +67,7 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
   const mrById = new Map(mrs.map((m) => [m.id, m]));
   // Todos::AllowedTargetFilterService: to-dos of targets the caller may no longer read are left out of the page.
   const readable = rows.filter((t) => {
+    if (t.project_id === null) return t.target_type === 'Namespace' && t.group_id === t.target_id && readableGroups.has(t.target_id);
     const p = withAccess.get(t.project_id);
     if (!p || !canReadProject(user, p.project, p.access)) return false;
     // A mention in an internal note shows its text: only to those who still read internal notes (GitLab's TodoPolicy).
@@ -69,14 +77,23 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
       return Boolean(issue) && canReadIssues(user, p, p.access) && canReadIssue(user, p.access, issue!, assignees.filter((a) => a.issue_id === t.target_id).map((a) => a.user_id));
     }
     if (t.target_type === 'MergeRequest') return mrById.has(t.target_id) && userCanReadMrs(user, p, p.access);
-    return false;
+    return t.target_type === 'Project' && t.target_id === t.project_id;
   });
   const shownIssues = issues.filter((i) => readable.some((t) => t.target_type === 'Issue' && t.target_id === i.id));
   const shownMrs = mrs.filter((m) => readable.some((t) => t.target_type === 'MergeRequest' && t.target_id === m.id));
-  const [issueBundle, mrBundle] = await Promise.all([
+  const shownGroups = [...readableGroups.values()].filter((g) => readable.some((t) => t.target_type === 'Namespace' && t.target_id === g.id));
+  const [issueBundle, mrBundle, groupEntities] = await Promise.all([
     shownIssues.length ? loadIssueBundle(db, shownIssues, infos, user) : null,
     shownMrs.length ? loadBundle(db, shownMrs, infos) : null,
+    shownGroups.length ? presentNamespacesFor(c, shownGroups) : [],
   ]);
+  const groupEntity = new Map(shownGroups.map((g, i) => [g.id, groupEntities[i]!]));
+  const projectEntity = new Map<number, Record<string, unknown>>();
+  for (const t of readable) {
+    if (t.target_type !== 'Project' || projectEntity.has(t.target_id)) continue;
+    const p = withAccess.get(t.target_id)!;
+    projectEntity.set(t.target_id, await presentProjectFor(db, p.project, p.namespace, { base: c.base, user, access: p.access }));
+  }
   const protections = new Map<number, Awaited<ReturnType<typeof protectionFor>>>();
   for (const m of shownMrs) if (!protections.has(m.project_id)) protections.set(m.project_id, await protectionFor(c.app, withAccess.get(m.project_id)!));
   // The caller's subscription to each merge request (single POST responses only, as GitLab).
@@ -86,51 +103,75 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
     for (const i of shownIssues) subscriptions.set(`Issue:${i.id}`, await issueSubscribed(c, { issue: i, assignees: await assigneesOf(c.app.db, i.id) }));
   }
   return readable.map((t) => {
-    const p = withAccess.get(t.project_id)!;
-    const path = fullPath(p.project, p.namespace);
     const author = authors.get(t.author_id);
+    let parent: Record<string, unknown>;
     let target: Record<string, unknown>;
     let url: string;
     let title: string;
-    if (t.target_type === 'Issue') {
-      const issue = issueById.get(t.target_id)!;
-      target = presentIssue(issue, { base: c.base, bundle: issueBundle!, ...(opts.subscribed ? { subscribed: subscriptions.get(`Issue:${issue.id}`) ?? false } : {}) });
-      url = issueWebUrl(c.base, path, issue);
-      title = issue.title;
+    if (t.project_id === null) {
+      // A group's own to-do: the group as resource parent and as target (Entities::Namespace).
+      const g = readableGroups.get(t.target_id)!;
+      target = groupEntity.get(g.id)!;
+      parent = { group: namespaceBasic(target) };
+      url = t.action === TodoAction.MEMBER_ACCESS_REQUESTED ? `${c.base}/groups/${g.full_path}/-/group_members?tab=access_requests` : `${c.base}/groups/${g.full_path}`;
+      title = g.full_path;
     } else {
-      const mr = mrById.get(t.target_id)!;
-      target = presentMergeRequest(mr, {
-        base: c.base,
-        bundle: mrBundle!,
-        canMerge: canMerge(user, p.access, p, protections.get(mr.project_id)!, mr.target_branch),
-        canReadPipelines: p.project.builds_access_level !== 'disabled' && (p.project.visibility === 'public' || p.access >= AccessLevel.REPORTER || !!user.is_admin),
-        ...(opts.subscribed ? { subscribed: subscriptions.get(`MergeRequest:${mr.id}`) ?? false } : {}),
-      });
-      url = `${c.base}/${path}/-/merge_requests/${mr.iid}`;
-      title = mr.title;
+      const p = withAccess.get(t.project_id)!;
+      const path = fullPath(p.project, p.namespace);
+      parent = {
+        project: {
+          id: p.project.id,
+          description: p.project.description,
+          name: p.project.name,
+          name_with_namespace: fullName(p.project, p.namespace),
+          path: p.project.path,
+          path_with_namespace: path,
+          created_at: p.project.created_at,
+        },
+      };
+      if (t.target_type === 'Project') {
+        target = projectEntity.get(t.target_id)!;
+        url = t.action === TodoAction.MEMBER_ACCESS_REQUESTED ? `${c.base}/${path}/-/project_members?tab=access_requests` : `${c.base}/${path}`;
+        title = path;
+      } else if (t.target_type === 'Issue') {
+        const issue = issueById.get(t.target_id)!;
+        target = presentIssue(issue, { base: c.base, bundle: issueBundle!, ...(opts.subscribed ? { subscribed: subscriptions.get(`Issue:${issue.id}`) ?? false } : {}) });
+        url = issueWebUrl(c.base, path, issue);
+        title = issue.title;
+      } else {
+        const mr = mrById.get(t.target_id)!;
+        target = presentMergeRequest(mr, {
+          base: c.base,
+          bundle: mrBundle!,
+          canMerge: canMerge(user, p.access, p, protections.get(mr.project_id)!, mr.target_branch),
+          canReadPipelines: p.project.builds_access_level !== 'disabled' && (p.project.visibility === 'public' || p.access >= AccessLevel.REPORTER || !!user.is_admin),
+          ...(opts.subscribed ? { subscribed: subscriptions.get(`MergeRequest:${mr.id}`) ?? false } : {}),
+        });
+        url = `${c.base}/${path}/-/merge_requests/${mr.iid}`;
+        title = mr.title;
+      }
     }
     return {
       id: t.id,
-      project: {
-        id: p.project.id,
-        description: p.project.description,
-        name: p.project.name,
-        name_with_namespace: fullName(p.project, p.namespace),
-        path: p.project.path,
-        path_with_namespace: path,
-        created_at: p.project.created_at,
-      },
+      ...parent,
       author: author ? presentUserBasic(author, { base: c.base }) : null,
       action_name: TODO_ACTION_NAMES[t.action] ?? 'marked',
       target_type: t.target_type,
       target,
       target_url: t.note_id ? `${url}#note_${t.note_id}` : url,
-      body: t.note_id ? (noteBodies.get(t.note_id) ?? title) : title,
+      // Todo#body: the comment, a stored text (a failed transfer's reason), the group's or project's path, the title.
+      body: t.note_id ? (noteBodies.get(t.note_id) ?? title) : (t.body ?? title),
       state: t.state,
       created_at: t.created_at,
       updated_at: t.updated_at,
     };
   });
+}
+
+/** Entities::NamespaceBasic: the first fields of the namespace entity. */
+function namespaceBasic(ns: Record<string, unknown>): Record<string, unknown> {
+  const { id, name, path, kind, full_path, parent_id, avatar_url, web_url } = ns;
+  return { id, name, path, kind, full_path, parent_id, avatar_url, web_url };
 }
 
 /** 304 Not Modified: the to-do is there already (python-gitlab raises on it, as against GitLab). */
@@ -159,7 +200,15 @@ export function registerTodoRoutes(app: FastifyInstance): void {
       const group = await c.app.db.selectFrom('namespaces').select('traversal').where('id', '=', groupId).where('kind', '=', 'group').executeTakeFirst();
       // An unknown group: no to-dos (as GitLab's plain filter).
       if (!group) q = q.where('id', '<', 0);
-      else q = q.where('project_id', 'in', (eb) => eb.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id').select('projects.id').where('namespaces.traversal', 'like', `${group.traversal}%`));
+      // Todo.for_group_ids_and_descendants: the projects' to-dos and the groups' own, in the subtree.
+      else {
+        q = q.where((eb) =>
+          eb.or([
+            eb('project_id', 'in', eb.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id').select('projects.id').where('namespaces.traversal', 'like', `${group.traversal}%`)),
+            eb('group_id', 'in', eb.selectFrom('namespaces').select('id').where('traversal', 'like', `${group.traversal}%`)),
+          ]),
+        );
+      }
     }
     const rows = await paginateOffset(c, q.orderBy('id', 'desc'));
     return presentTodos(c, rows);
