@@ -268,9 +268,14 @@ describe('POST /projects/:id/merge_requests', () => {
 });
 
 describe('GET /projects/:id/merge_requests/:iid', () => {
-  it('404 Not found for an unknown iid, optional fields on request', async () => {
+  it('404 Not found for an unknown iid, 400 for one that is no integer, optional fields on request', async () => {
     expect((await s.request('GET', `/projects/${pid}/merge_requests/999`)).body).toEqual({ message: '404 Not found' });
-    expect((await s.request('GET', `/projects/${pid}/merge_requests/abc`)).status).toBe(404);
+    expect((await s.request('GET', `/projects/${pid}/merge_requests/99999999999999999999`)).status).toBe(404);
+    // Grape's type coercion (`requires :merge_request_iid, type: Integer`), on every merge request route.
+    for (const [method, path] of [['GET', 'abc'], ['GET', '1.5/changes'], ['PUT', 'abc'], ['POST', 'x/notes'], ['GET', 'abc/approvals']] as const) {
+      const r = await s.request(method, `/projects/${pid}/merge_requests/${path}`, method === 'GET' ? {} : { json: { body: 'b', title: 't' } });
+      expect([method, path, r.status, r.body]).toEqual([method, path, 400, { error: 'merge_request_iid is invalid' }]);
+    }
     await commit(s, pid, 'main', { 'moved.txt': 'm' });
     const r = await s.request('GET', `/projects/${pid}/merge_requests/1`, { query: { include_diverged_commits_count: true, include_rebase_in_progress: true, render_html: true } });
     expect(r.status).toBe(200);

@@ -5,7 +5,7 @@ import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../../db/types.js';
 import { prepared, type BoundStatement } from '../../../db/prepared.js';
 import type { Ctx } from '../../../http/route.js';
-import { forbidden, notFound, unauthorized } from '../../../http/errors.js';
+import { forbidden, notFound, paramError, unauthorized } from '../../../http/errors.js';
 import { AccessLevel } from '../../../services/access.js';
 import { findProject } from '../../../services/projects/lookup.js';
 import { canMerge, protectionFor } from '../../../services/merge-requests/merge.js';
@@ -38,7 +38,10 @@ export async function mrProject(
 
 /** Project + merge request by iid; unknown iid: `404 Not found` (ActiveRecord's wording). */
 export async function mrFromPath(c: Ctx, opts: { write?: boolean; hidden?: boolean } = {}): Promise<MrProject & { mr: MrRow }> {
-  const iid = pathId(String(c.params.raw.merge_request_iid ?? ''));
+  const raw = String(c.params.raw.merge_request_iid ?? '');
+  // Grape's `type: Integer`: a value that is no integer is refused before anything is looked up.
+  if (!/^-?\d+$/.test(raw)) throw paramError('merge_request_iid is invalid');
+  const iid = pathId(raw);
   // On PostgreSQL the request is read with its project (one round trip); on SQLite after it.
   const alsoRead = iid >= 0 ? (projectId: number) => ({ mr: mrByIid.with(projectId, iid) }) : undefined;
   const { also, ...p } = await mrProject(c, { write: opts.write, alsoRead, hidden: opts.hidden });
