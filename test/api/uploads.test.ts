@@ -87,6 +87,27 @@ describe('reading', () => {
     expect((await fetch(`${s.url}${open.body.full_path}`)).status).toBe(200);
   });
 
+  it("serves it at the project's web URL followed by its url (GitLab's older address), under groups too", async () => {
+    const png = await upload(project.id, dev.token, 'old.png', 'OLD');
+    const address = `${s.url}/${project.path_with_namespace}${png.body.url}`;
+    const web = await fetch(address, { headers: { 'PRIVATE-TOKEN': guest.token } });
+    expect(web.status).toBe(200);
+    expect(web.headers.get('content-type')).toBe('image/png');
+    expect(await web.text()).toBe('OLD');
+    expect((await fetch(address, { headers: { 'PRIVATE-TOKEN': outsider.token } })).status).toBe(404);
+    expect((await fetch(address)).status).toBe(404);
+    const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'Up Top', path: 'up-top' } });
+    const sub = await s.request('POST', '/groups', { token: owner.token, json: { name: 'Up Sub', path: 'up-sub', parent_id: g.body.id } });
+    const nested = await createProject(s, 'deep', { token: owner.token, extra: { namespace_id: sub.body.id } });
+    const deep = await upload(nested.id, owner.token, 'd.txt', 'deep');
+    const r = await fetch(`${s.url}/up-top/up-sub/deep${deep.body.url}`, { headers: { 'PRIVATE-TOKEN': owner.token } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-disposition')).toMatch(/^attachment;/);
+    expect(await r.text()).toBe('deep');
+    // Another project's path with this secret: nothing.
+    expect((await fetch(`${s.url}/${project.path_with_namespace}${deep.body.url}`, { headers: { 'PRIVATE-TOKEN': owner.token } })).status).toBe(404);
+  });
+
   it('the API serves it by secret and name to readers, as a download', async () => {
     const r = await upload(project.id, dev.token, 'data.csv', 'a,b');
     const [, , secret, name] = r.body.url.split('/');

@@ -120,10 +120,26 @@ export function registerUploadRoutes(app: FastifyInstance): void {
 // read the project (a signed-in browser by its session; tokens as on the API); 404 for everyone
 // else, as GitLab's Banzai::UploadsController. Images, video, audio and PDFs inline.
 async function webUpload(c: Ctx) {
+  return sendWebUpload(c, pathParam(c, 'id'));
+}
+
+// GET /<namespace>/<project>/uploads/<secret>/<filename>: GitLab's older address, the project's
+// web URL followed by the upload's `url` (how clients such as python-gitlab's documentation build a
+// download link), answered the same way.
+async function webUploadByPath(c: Ctx) {
+  const raw = c.req.params as Record<string, string>;
+  const segments: string[] = [];
+  for (let i = 0; raw[`s${i}`] !== undefined; i++) segments.push(raw[`s${i}`]!);
+  // `api` and `-` are reserved top-level paths: never a namespace.
+  if (segments[0] === 'api' || segments[0] === '-') throw notFound();
+  return sendWebUpload(c, segments.join('/'));
+}
+
+async function sendWebUpload(c: Ctx, projectRef: string) {
   if (!c.user) c.user = (await currentSession(c.app, c.req))?.user ?? null;
   let p: FoundProject;
   try {
-    p = await findProject(c, pathParam(c, 'id'));
+    p = await findProject(c, projectRef);
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 403 || err.status === 401)) throw notFound();
     throw err;
@@ -141,4 +157,9 @@ async function webUpload(c: Ctx) {
 /** Registered on the app itself, outside /api/v4. */
 export function registerWebUploadRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/-/project/:id/uploads/:secret/:filename', webUpload, { sessionless: true });
+  // GitLab nests groups 20 deep; plus the project itself.
+  for (let n = 2; n <= 21; n++) {
+    const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
+    route(app, 'GET', `/${params}/uploads/:secret/:filename`, webUploadByPath, { sessionless: true });
+  }
 }
