@@ -23,6 +23,14 @@ export function paramError(error: string, status = 400): ApiError {
 export const badRequest = (reason?: string) => apiError(400, reason ? `400 Bad request - ${reason}` : '400 Bad request');
 /** Missing attribute in GitLab's render form: `400 Bad request - "title" not given`. */
 export const notGiven = (attr: string) => badRequest(`"${attr}" not given`);
+
+/**
+ * Required attributes missing (spec document 1 §7.2: `message` names the missing attribute, as
+ * GitLab's `required_attributes!`): the first of them, `400 Bad request - "title" not given`.
+ */
+export function missingAttributes(names: readonly string[]): ApiError {
+  return notGiven(names[0]!);
+}
 export const unauthorized = (reason?: string) => apiError(401, reason ? `401 Unauthorized - ${reason}` : '401 Unauthorized');
 export const forbidden = (reason?: string) => apiError(403, reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
 /** `404 Project Not Found`; with no resource, ActiveRecord's lowercase `404 Not found`. */

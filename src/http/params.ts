@@ -1,7 +1,7 @@
 // Request parameters as GitLab (Grape) sees them: path, query and body merged into one hash, with
 // Rack's nested forms (`name[]`, `name[key]`, `name[0][key]`), and typed readers that fail with
 // GitLab's exact 400 bodies.
-import { notGiven, paramError } from './errors.js';
+import { missingAttributes, notGiven, paramError } from './errors.js';
 
 export type ParamValue = string | number | boolean | null | ParamValue[] | { [key: string]: ParamValue };
 export type ParamHash = { [key: string]: ParamValue };
@@ -300,10 +300,10 @@ export class Params {
     return v;
   }
 
-  /** Grape's `requires`: every name given (not null), else 400 naming the missing ones ("a is missing, b is missing"). */
+  /** Grape's `requires`: every name given (not null), else 400 naming the first missing one (`"a" not given`, spec document 1 §7.2). */
   requireAll(names: string[]): void {
     const missing = names.filter((n) => !this.has(n) || this.raw[n] === null);
-    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+    if (missing.length) throw missingAttributes(missing);
   }
 
   /** Grape's at_least_one_of. */

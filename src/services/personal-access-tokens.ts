@@ -56,6 +56,8 @@ export interface NewPat {
   /** Exact token value (LABWRIGHT_INITIAL_ROOT_TOKEN); otherwise a random one. */
   value?: string;
   previousId?: number | null;
+  /** An impersonation token (made by an administrator for the user; GitLab's impersonation_tokens API). */
+  impersonation?: boolean;
 }
 
 export async function createPersonalAccessToken(
@@ -77,7 +79,7 @@ export async function createPersonalAccessToken(
       expires_at: input.expiresAt,
       last_used_at: null,
       last_used_ips: '[]',
-      impersonation: 0,
+      impersonation: input.impersonation ? 1 : 0,
       previous_personal_access_token_id: input.previousId ?? null,
       created_at: now,
       updated_at: now,
@@ -117,6 +119,7 @@ export async function rotatePersonalAccessToken(
         description: old.description,
         expiresAt: expiresAt ?? addDays(today, 7),
         previousId: old.id,
+        impersonation: old.impersonation === 1,
       },
       trx,
     );

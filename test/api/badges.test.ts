@@ -69,11 +69,11 @@ describe('project badges', () => {
     const denied = await s.request('POST', `/projects/${project.id}/badges`, { token: dev.token, json: { link_url: 'https://a.example', image_url: 'https://b.example' } });
     expect(denied.status).toBe(403);
     const missing = await s.request('POST', `/projects/${project.id}/badges`, { token: maint.token, json: {} });
-    expect(missing.body).toEqual({ error: 'link_url is missing, image_url is missing' });
+    expect(missing.body).toEqual({ message: '400 Bad request - "link_url" not given' });
     const bad = await s.request('POST', `/projects/${project.id}/badges`, { token: maint.token, json: { link_url: 'javascript:alert(1)', image_url: 'https://b.example' } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ message: { link_url: ['is blocked: Only allowed schemes are http, https'] } });
-    expect((await s.request('GET', `/projects/${project.id}/badges/render?link_url=x`, { token: maint.token })).body).toEqual({ error: 'image_url is missing' });
+    expect((await s.request('GET', `/projects/${project.id}/badges/render?link_url=x`, { token: maint.token })).body).toEqual({ message: '400 Bad request - "image_url" not given' });
     expect((await s.request('GET', `/projects/${project.id}/badges/render?link_url=https://a.example&image_url=https://b.example`, { token: dev.token })).status).toBe(403);
     const script = await s.request('GET', `/projects/${project.id}/badges/render?link_url=javascript:alert(1)&image_url=https://b.example`, { token: maint.token });
     expect(script.status).toBe(400);

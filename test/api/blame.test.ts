@@ -83,9 +83,9 @@ describe('file blame', () => {
 
   it("answers wrong input with GitLab's messages", async () => {
     const cases: Array<[string, number, unknown]> = [
-      ['', 400, { error: 'ref is missing, ref is empty' }],
+      ['', 400, { message: '400 Bad request - "ref" not given' }],
       ['ref=', 400, { error: 'ref is empty' }],
-      ['ref=main&range[start]=1', 400, { error: 'range[end] is missing, range[end] is empty' }],
+      ['ref=main&range[start]=1', 400, { message: '400 Bad request - "range[end]" not given' }],
       ['ref=main&range[start]=&range[end]=', 400, { error: 'range[start] is empty, range[end] is empty' }],
       ['ref=main&range[start]=-2&range[end]=0', 400, { error: 'range[start] does not have a valid value, range[end] does not have a valid value' }],
       ['ref=main&range[start]=x&range[end]=2', 400, { error: 'range[start] is invalid' }],

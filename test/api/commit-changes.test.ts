@@ -142,7 +142,7 @@ describe('who may, and bad input', () => {
   it('answers GitLab\'s 4xx and moves nothing', async () => {
     const base = `/projects/${pid}/repository/commits`;
     const before = await tip('main');
-    expect((await s.request('POST', `${base}/${featureSha}/cherry_pick`, { token: owner.token, json: {} })).body).toEqual({ error: 'branch is missing' });
+    expect((await s.request('POST', `${base}/${featureSha}/cherry_pick`, { token: owner.token, json: {} })).body).toEqual({ message: '400 Bad request - "branch" not given' });
     expect((await s.request('POST', `${base}/${featureSha}/cherry_pick`, { token: owner.token, json: { branch: '' } })).status).toBe(400);
     expect((await s.request('POST', `${base}/${'f'.repeat(40)}/cherry_pick`, { token: owner.token, json: { branch: 'main' } })).body).toEqual({ message: '404 Commit Not Found' });
     expect((await s.request('POST', `${base}/${featureSha}/revert`, { token: owner.token, json: { branch: 'nope' } })).body).toEqual({ message: '404 Branch Not Found' });

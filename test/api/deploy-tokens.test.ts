@@ -81,8 +81,8 @@ describe('project deploy tokens', () => {
 
   it("refuses wrong input with GitLab's messages and creates nothing", async () => {
     const cases: Array<[Record<string, unknown>, number, unknown]> = [
-      [{}, 400, { error: 'name is missing, scopes is missing' }],
-      [{ name: 'x' }, 400, { error: 'scopes is missing' }],
+      [{}, 400, { message: '400 Bad request - "name" not given' }],
+      [{ name: 'x' }, 400, { message: '400 Bad request - "scopes" not given' }],
       [{ name: 'x', scopes: ['read_repository', 'all_access'] }, 400, { error: 'scopes does not have a valid value' }],
       [{ name: 'x', scopes: ['read_repository'], expires_at: 'foo' }, 400, { error: 'expires_at is invalid' }],
       [{ name: 'x', scopes: [] }, 400, { message: "Scopes can't be blank" }],

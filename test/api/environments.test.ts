@@ -50,7 +50,7 @@ describe('environments', () => {
 
   it("refuses wrong input with GitLab's messages", async () => {
     const cases: Array<[Record<string, unknown>, unknown]> = [
-      [{}, { error: 'name is missing' }],
+      [{}, { message: '400 Bad request - "name" not given' }],
       [{ name: 'production' }, { message: { name: ['has already been taken'], slug: ['has already been taken'] } }],
       [{ name: '/bad' }, { message: { name: ["can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'"] } }],
       [{ name: '' }, { message: { name: ["can't be blank", "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'"] } }],
@@ -179,7 +179,7 @@ describe('environments', () => {
     // A new environment of the same name starts with no deployments.
     const again = (await s.request('POST', envs(), { token: dev.token, json: { name: 'my_app' } })).body;
     expect((await s.request('GET', envs(`/${again.id}`), { token: dev.token })).body.last_deployment).toBeNull();
-    expect((await s.request('POST', envs('/stop_stale'), { token: owner.token, json: { before: null } })).body).toEqual({ error: 'before is missing' });
+    expect((await s.request('POST', envs('/stop_stale'), { token: owner.token, json: { before: null } })).body).toEqual({ message: '400 Bad request - "before" not given' });
     expect((await s.request('DELETE', envs('/review_apps'), { token: dev.token, query: { before: '9999-12-31T23:59:59-23:59' } })).body).toEqual({ error: 'before is invalid' });
   });
 

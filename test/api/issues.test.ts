@@ -92,7 +92,7 @@ describe('issues: create and read', () => {
 
   it('refuses bad input with GitLab 4xx and writes nothing', async () => {
     const before = (await s.request('GET', `/projects/${pub.id}/issues_statistics`, { token: owner.token })).body.statistics.counts.all;
-    expect((await post(dev.token, pub.id, {})).body).toEqual({ error: 'title is missing' });
+    expect((await post(dev.token, pub.id, {})).body).toEqual({ message: '400 Bad request - "title" not given' });
     expect((await post(dev.token, pub.id, { title: '  ' })).body).toEqual({ error: 'title is empty' });
     expect((await post(dev.token, pub.id, { title: 'x'.repeat(256) })).status).toBe(400);
     expect((await post(dev.token, pub.id, { title: 'x', due_date: '2030-02-30' })).body).toEqual({ error: 'due_date is invalid' });
@@ -363,7 +363,7 @@ describe('issues: links', () => {
     expect(blocks.status).toBe(403);
     expect((await s.request('POST', links, { token: dev.token, json: { target_project_id: priv.id, target_issue_iid: 99999 } })).status).toBe(404);
     expect((await s.request('POST', links, { token: outsider.token, json: { target_project_id: priv.id, target_issue_iid: b.body.iid } })).body).toEqual({ message: '404 Project Not Found' });
-    expect((await s.request('POST', links, { token: dev.token, json: { target_project_id: pub.id } })).body).toEqual({ error: 'target_issue_iid is missing' });
+    expect((await s.request('POST', links, { token: dev.token, json: { target_project_id: pub.id } })).body).toEqual({ message: '400 Bad request - "target_issue_iid" not given' });
     const self = await s.request('POST', links, { token: dev.token, json: { target_project_id: pub.id, target_issue_iid: a.body.iid } });
     expect(self.status).toBe(422);
     const shown = await s.request('GET', `${links}/${list.body[0].issue_link_id}`, { token: dev.token });

@@ -23,7 +23,7 @@ describe('POST /markdown', () => {
   });
 
   it("refuses a missing text, a project the caller may not read, anonymous callers and texts over 256 KiB", async () => {
-    expect((await s.request('POST', '/markdown', { token: user.token, json: {} })).body).toEqual({ error: 'text is missing' });
+    expect((await s.request('POST', '/markdown', { token: user.token, json: {} })).body).toEqual({ message: '400 Bad request - "text" not given' });
     const p = await createProject(s, 'mdprivate');
     const r = await s.request('POST', '/markdown', { token: user.token, json: { text: 'x', project: p.path_with_namespace } });
     expect(r.status).toBe(404);

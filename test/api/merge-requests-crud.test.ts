@@ -215,7 +215,7 @@ describe('POST /projects/:id/merge_requests', () => {
 
   it('validates input with GitLab bodies and writes nothing', async () => {
     const cases: Array<[unknown, number, unknown]> = [
-      [{ target_branch: 'main' }, 400, { error: 'source_branch is missing, title is missing' }],
+      [{ target_branch: 'main' }, 400, { message: '400 Bad request - "source_branch" not given' }],
       [{ source_branch: 'f2', target_branch: 'main', title: '' }, 400, { error: 'title is empty' }],
       [{ source_branch: 'f2', target_branch: 'main', title: 'x', milestone: 'v1', milestone_id: 1 }, 400, { error: 'milestone_id, milestone are mutually exclusive' }],
       [{ source_branch: 'nope', target_branch: 'main', title: 'x' }, 422, { message: ['Source branch "nope" does not exist'] }],

@@ -34,7 +34,7 @@ describe('commit statuses make pipelines', () => {
     expect(list.body.map((x: any) => [x.name, x.status])).toEqual([['ci/build', 'success'], ['ci/test', 'failed']]);
     // Errors: bad state, missing state, unknown sha, reporter, outsider.
     expect((await s.request('POST', `/projects/${p.id}/statuses/${sha}`, { json: { state: 'weird' } })).body).toEqual({ error: 'state does not have a valid value' });
-    expect((await s.request('POST', `/projects/${p.id}/statuses/${sha}`, { json: {} })).body).toEqual({ error: 'state is missing' });
+    expect((await s.request('POST', `/projects/${p.id}/statuses/${sha}`, { json: {} })).body).toEqual({ message: '400 Bad request - "state" not given' });
     expect((await s.request('POST', `/projects/${p.id}/statuses/${'b'.repeat(40)}`, { json: { state: 'success' } })).body).toEqual({ message: '404 Commit Not Found' });
     expect((await s.request('POST', `/projects/${p.id}/statuses/${sha}`, { token: bob.token, json: { state: 'success' } })).status).toBe(403);
     expect((await s.request('POST', `/projects/${p.id}/statuses/${sha}`, { token: null, json: { state: 'success' } })).status).toBe(401);

@@ -106,7 +106,7 @@ describe('labels, milestones and deployments APIs', () => {
     expect(r.body).toMatchObject({ name: 'feature', color: '#00ff00', description: 'New', priority: 1, is_project_label: true });
     expect((await s.request('POST', `/projects/${pid}/labels`, { json: { name: 'feature', color: '#00ff00' } })).status).toBe(409);
     expect((await s.request('POST', `/projects/${pid}/labels`, { json: { name: 'x', color: 'nope' } })).body).toEqual({ message: { color: ['must be a valid color code'] } });
-    expect((await s.request('POST', `/projects/${pid}/labels`, { json: { name: 'x' } })).body).toEqual({ error: 'color is missing' });
+    expect((await s.request('POST', `/projects/${pid}/labels`, { json: { name: 'x' } })).body).toEqual({ message: '400 Bad request - "color" not given' });
     expect((await s.request('POST', `/projects/${pid}/labels`, { token: eve.token, json: { name: 'x', color: 'red' } })).status).toBe(404);
     r = await s.request('PUT', `/projects/${pid}/labels/feature`, { json: { new_name: 'feat' } });
     expect(r.body.name).toBe('feat');
@@ -122,7 +122,7 @@ describe('labels, milestones and deployments APIs', () => {
     expect(r.body.project_id).toBeUndefined();
     r = await s.request('POST', `/projects/${pid}/milestones`, { json: { title: 'R1' } });
     const mid = r.body.id;
-    expect((await s.request('POST', `/projects/${pid}/milestones`, { json: {} })).body).toEqual({ error: 'title is missing' });
+    expect((await s.request('POST', `/projects/${pid}/milestones`, { json: {} })).body).toEqual({ message: '400 Bad request - "title" not given' });
     expect((await s.request('POST', `/projects/${pid}/milestones`, { json: { title: 'R2', due_date: '2030-13-01' } })).body).toEqual({ error: 'due_date is invalid' });
     expect((await s.request('POST', `/projects/${pid}/milestones`, { token: bob.token, json: { title: 'R3' } })).status).toBe(201);
     r = await s.request('PUT', `/projects/${pid}/milestones/${mid}`, { json: { state_event: 'close', due_date: '2000-01-01' } });
@@ -143,7 +143,7 @@ describe('labels, milestones and deployments APIs', () => {
     r = await s.request('PUT', `/projects/${pid}/deployments/${r.body.id}`, { json: { status: 'success' } });
     expect(r.body.status).toBe('success');
     expect((await s.request('GET', `/projects/${pid}/deployments`, { query: { environment: 'staging' } })).body).toHaveLength(1);
-    expect((await s.request('POST', `/projects/${pid}/deployments`, { json: { environment: 'x' } })).body).toEqual({ error: 'sha is missing, ref is missing, tag is missing, status is missing' });
+    expect((await s.request('POST', `/projects/${pid}/deployments`, { json: { environment: 'x' } })).body).toEqual({ message: '400 Bad request - "sha" not given' });
     expect((await s.request('POST', `/projects/${pid}/deployments`, { token: bob.token, json: { environment: 'x', sha, ref: 'x', tag: false, status: 'success' } })).status).toBe(403);
     expect((await s.request('GET', `/projects/${pid}/deployments/999`)).body).toEqual({ message: '404 Deployment Not Found' });
   });
@@ -160,7 +160,7 @@ describe('time tracking', () => {
     expect(r.body.human_total_time_spent).toBe('20m');
     expect((await s.request('GET', P)).body.time_stats).toEqual({ time_estimate: 36000, total_time_spent: 1200, human_time_estimate: '1d 2h', human_total_time_spent: '20m' });
     expect((await s.request('POST', `${P}/time_estimate`, { json: { duration: 'soon' } })).status).toBe(400);
-    expect((await s.request('POST', `${P}/time_estimate`, { json: {} })).body).toEqual({ error: 'duration is missing' });
+    expect((await s.request('POST', `${P}/time_estimate`, { json: {} })).body).toEqual({ message: '400 Bad request - "duration" not given' });
     expect((await s.request('POST', `${P}/time_estimate`, { token: bob.token, json: { duration: '1h' } })).status).toBe(403);
     r = await s.request('POST', `${P}/reset_spent_time`);
     expect(r.body.total_time_spent).toBe(0);

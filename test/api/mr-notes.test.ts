@@ -108,7 +108,7 @@ describe('merge request notes', () => {
     const mr = await newMr();
     const base = `/projects/${pid}/merge_requests/${mr.iid}`;
     let r = await s.request('POST', `${base}/notes`, { token: dev.token, json: {} });
-    expect([r.status, r.body]).toEqual([400, { error: 'body is missing' }]);
+    expect([r.status, r.body]).toEqual([400, { message: '400 Bad request - "body" not given' }]);
     r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: '   ' } });
     expect([r.status, r.body]).toEqual([400, { message: `400 Bad request - Note {:note=>["can't be blank"]}` }]);
     r = await s.request('POST', `${base}/notes`, { token: dev.token, json: { body: { nested: 1 } } });
@@ -258,7 +258,7 @@ describe('merge request discussions', () => {
     r = await s.request('PUT', `${base}/discussions/${commentThread}/notes/${comment.id}`, { token: dev.token, json: { resolved: true } });
     expect([r.status, r.body]).toEqual([400, { message: '400 Bad request - Note is not resolvable' }]);
     r = await s.request('PUT', `${base}/discussions/${thread.id}`, { token: dev.token, json: {} });
-    expect([r.status, r.body]).toEqual([400, { error: 'resolved is missing' }]);
+    expect([r.status, r.body]).toEqual([400, { message: '400 Bad request - "resolved" not given' }]);
 
     r = await s.request('PUT', `${base}/discussions/${thread.id}`, { token: dev.token, json: { resolved: true } });
     expect(r.status).toBe(200);
@@ -368,7 +368,7 @@ describe('merge request discussions', () => {
     r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({}) });
     expect(r.body.message).toContain(':position=>["is incomplete"]');
     r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: { body: 'x', position: { head_sha: refs.head_sha } } });
-    expect([r.status, r.body]).toEqual([400, { error: 'position[base_sha] is missing' }]);
+    expect([r.status, r.body]).toEqual([400, { message: '400 Bad request - "position[base_sha]" not given' }]);
     r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 2 }, { position_type: 'sound' }) });
     expect([r.status, r.body]).toEqual([400, { error: 'position[position_type] does not have a valid value' }]);
     r = await s.request('POST', `${base}/discussions`, { token: dev.token, json: at({ new_line: 'two' }) });

@@ -143,7 +143,7 @@ describe('the protected branches API', () => {
     const path = `/projects/${pid}/protected_branches`;
     const count = async () => (await s.request('GET', path, { token: maint.token })).body.length;
     const n = await count();
-    expect((await s.request('POST', path, { token: maint.token, json: {} })).body).toEqual({ error: 'name is missing' });
+    expect((await s.request('POST', path, { token: maint.token, json: {} })).body).toEqual({ message: '400 Bad request - "name" not given' });
     const badLevel = await s.request('POST', path, { token: maint.token, json: { name: 'x', push_access_level: 50 } });
     expect(badLevel.status).toBe(400);
     expect(badLevel.body).toEqual({ error: 'push_access_level does not have a valid value' });

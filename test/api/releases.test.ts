@@ -86,7 +86,7 @@ describe('releases', () => {
     r = await s.request('POST', `/projects/${pid}/releases`, { token: dev.token, json: { tag_name: 'v2.0.0', ref: 'main', assets: { links: [{ name: 'a', url: 'https://x.test/a' }, { name: 'a', url: 'https://x.test/b' }] } } });
     expect([r.status, r.body]).toEqual([400, { message: 'Validation failed: Links have duplicate values (a)' }]);
     r = await s.request('POST', `/projects/${pid}/releases`, { token: dev.token, json: { tag_name: 'v2.0.0', ref: 'main', assets: { links: [{ url: 'https://x.test/a' }] } } });
-    expect([r.status, r.body]).toEqual([400, { error: 'assets[links][name] is missing' }]);
+    expect([r.status, r.body]).toEqual([400, { message: '400 Bad request - "assets[links][name]" not given' }]);
     // A line break in a URL would reach a Location header.
     r = await s.request('POST', `/projects/${pid}/releases`, { token: dev.token, json: { tag_name: 'v2.0.0', ref: 'main', assets: { links: [{ name: 'x', url: 'https://a.test/x\r\nSet-Cookie: a=b' }] } } });
     expect([r.status, r.body]).toEqual([400, { message: 'Validation failed: Links url must be a valid URL' }]);

@@ -242,7 +242,7 @@ describe('commit comments', () => {
     expect(r.body.map((n: any) => n.note)).toEqual(['Coverage 93%', 'here', 'elsewhere']);
     expect(r.headers.get('x-total')).toBe('3');
     // Errors write nothing.
-    expect((await s.request('POST', base, { json: {} })).body).toEqual({ error: 'note is missing' });
+    expect((await s.request('POST', base, { json: {} })).body).toEqual({ message: '400 Bad request - "note" not given' });
     expect((await s.request('POST', base, { json: { note: ' ' } })).body).toEqual({ message: `Failed to save note {:note=>["can't be blank"]}` });
     expect((await s.request('POST', base, { json: { note: 'x', line_type: 'middle' } })).status).toBe(400);
     expect((await s.request('POST', base, { token: null, json: { note: 'x' } })).status).toBe(401);

@@ -150,7 +150,7 @@ describe('tags', () => {
 
   it('refuses bad input with GitLab’s errors and changes nothing', async () => {
     const post = (json: Record<string, unknown>) => s.request('POST', `/projects/${pid}/repository/tags`, { token: dev.token, json });
-    expect((await post({})).body).toEqual({ error: 'tag_name is missing, ref is missing' });
+    expect((await post({})).body).toEqual({ message: '400 Bad request - "tag_name" not given' });
     const exists = await post({ tag_name: 'v1.0.0', ref: first });
     expect(exists.status).toBe(400);
     expect(exists.body).toEqual({ message: 'Tag v1.0.0 already exists' });

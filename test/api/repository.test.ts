@@ -107,10 +107,10 @@ describe('files in an empty repository', () => {
     expect(nc.body).toEqual({ message: '404 Commit Not Found' });
     const noRef = await s.request('GET', `/projects/${pid}/repository/files/${enc('docs/intro.md')}`, { token: dev.token });
     expect(noRef.status).toBe(400);
-    expect(noRef.body).toEqual({ error: 'ref is missing' });
+    expect(noRef.body).toEqual({ message: '400 Bad request - "ref" not given' });
     const missing = await s.request('POST', `/projects/${pid}/repository/files/a.txt`, { token: dev.token, json: { content: 'x' } });
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ error: 'branch is missing, commit_message is missing' });
+    expect(missing.body).toEqual({ message: '400 Bad request - "branch" not given' });
     const badPath = await s.request('POST', `/projects/${pid}/repository/files/${enc('../etc/passwd')}`, {
       token: dev.token, json: { branch: 'trunk', content: 'x', commit_message: 'm' },
     });
@@ -238,7 +238,7 @@ describe('branches', () => {
     expect(ref.status).toBe(400);
     expect(ref.body).toEqual({ message: 'Invalid reference name: nowhere' });
     const missing = await s.request('POST', `/projects/${pid}/repository/branches`, { token: dev.token, json: {} });
-    expect(missing.body).toEqual({ error: 'branch is missing, ref is missing' });
+    expect(missing.body).toEqual({ message: '400 Bad request - "branch" not given' });
     const def = await s.request('DELETE', `/projects/${pid}/repository/branches/trunk`, { token: dev.token });
     expect(def.status).toBe(405);
     expect(def.body).toEqual({ message: 'Cannot remove HEAD branch' });
@@ -366,7 +366,7 @@ describe('compare and tree', () => {
     expect(bad.status).toBe(404);
     expect(bad.body).toEqual({ message: '404 Ref Not Found' });
     const missing = await s.request('GET', `/projects/${pid}/repository/compare`, { token: reporter.token });
-    expect(missing.body).toEqual({ error: 'from is missing, to is missing' });
+    expect(missing.body).toEqual({ message: '400 Bad request - "from" not given' });
   });
 
   it('lists the tree with offset and keyset pagination', async () => {

@@ -36,7 +36,7 @@ const search = (token: string | null, path: string, query: Record<string, string
 describe('search', () => {
   it('needs a signed-in caller, a search and a valid scope', async () => {
     expect((await search(null, '/search', { scope: 'issues', search: 'x' })).status).toBe(401);
-    expect((await search(owner.token, '/search', {})).body).toEqual({ error: 'search is missing, scope is missing' });
+    expect((await search(owner.token, '/search', {})).body).toEqual({ message: '400 Bad request - "search" not given' });
     expect((await search(owner.token, '/search', { search: 'x', scope: 'wikis' })).body).toEqual({ error: 'scope does not have a valid value' });
     const blobs = await search(owner.token, '/search', { search: 'x', scope: 'blobs' });
     expect(blobs.status).toBe(400);

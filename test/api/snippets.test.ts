@@ -64,11 +64,11 @@ describe('personal snippets', () => {
 
   it("refuses wrong input with GitLab's messages", async () => {
     const cases: Array<[Record<string, unknown>, number, unknown]> = [
-      [{ files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'title is missing' }],
+      [{ files: [{ file_path: 'a', content: 'x' }] }, 400, { message: '400 Bad request - "title" not given' }],
       [{ title: ' ', files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'title is empty' }],
       [{ title: 't' }, 400, { error: 'files, content are missing, exactly one parameter must be provided' }],
       [{ title: 't', content: 'x', file_name: 'a', files: [{ file_path: 'a', content: 'x' }] }, 400, { error: 'files, content are mutually exclusive' }],
-      [{ title: 't', content: 'x' }, 400, { error: 'file_name is missing' }],
+      [{ title: 't', content: 'x' }, 400, { message: '400 Bad request - "file_name" not given' }],
       [{ title: 't', content: '', file_name: 'a' }, 400, { error: 'content is empty' }],
       [{ title: 't', files: [{ file_path: '../../etc/passwd', content: 'x' }] }, 400, { error: 'files[0][file_path] should be a valid file path' }],
       [{ title: 't', files: [{ file_path: 'a', content: 'x' }, { file_path: '', content: 'x' }] }, 400, { error: 'files[1][file_path] should be a valid file path, files[1][file_path] is empty' }],
@@ -146,7 +146,7 @@ describe('project snippets', () => {
   let snip: any;
 
   it('Reporters create them (visibility required); Guests and outsiders may not', async () => {
-    expect((await s.request('POST', path(), { token: reporter.token, json: { title: 'Conf', files: [{ file_path: 'conf.yml', content: 'a: 1' }] } })).body).toEqual({ error: 'visibility is missing' });
+    expect((await s.request('POST', path(), { token: reporter.token, json: { title: 'Conf', files: [{ file_path: 'conf.yml', content: 'a: 1' }] } })).body).toEqual({ message: '400 Bad request - "visibility" not given' });
     const r = await s.request('POST', path(), { token: reporter.token, json: { title: 'Conf', visibility: 'private', files: [{ file_path: 'conf.yml', content: 'a: 1' }] } });
     expect(r.status).toBe(201);
     snip = r.body;

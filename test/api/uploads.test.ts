@@ -57,7 +57,7 @@ describe('uploading', () => {
     expect(out.status).toBe(404);
     expect(out.body).toEqual({ message: '404 Project Not Found' });
     const missing = await s.request('POST', `/projects/${project.id}/uploads`, { token: dev.token, json: {} });
-    expect(missing.body).toEqual({ error: 'file is missing' });
+    expect(missing.body).toEqual({ message: '400 Bad request - "file" not given' });
     const text = await s.request('POST', `/projects/${project.id}/uploads`, { token: dev.token, json: { file: 'not a file' } });
     expect(text.body).toEqual({ error: 'file is invalid' });
     const arch = await createProject(s, 'attach-archived', { token: owner.token });

@@ -96,8 +96,8 @@ describe('project variables', () => {
 
   it("refuses wrong input with GitLab's messages and changes nothing", async () => {
     const cases: Array<[Record<string, unknown>, unknown]> = [
-      [{}, { error: 'key is missing, value is missing' }],
-      [{ key: 'A' }, { error: 'value is missing' }],
+      [{}, { message: '400 Bad request - "key" not given' }],
+      [{ key: 'A' }, { message: '400 Bad request - "value" not given' }],
       [{ key: 'A', value: 'x', variable_type: 'secret' }, { error: 'variable_type does not have a valid value' }],
       [{ key: 'A', value: 'x', protected: 'maybe' }, { error: 'protected is invalid' }],
       [{ key: 'BAD-KEY', value: 'x' }, { message: { key: ["can contain only letters, digits and '_'."] } }],

@@ -219,7 +219,7 @@ describe('the hooks API', () => {
 
   it('refuses bad input with GitLab\'s errors and saves nothing', async () => {
     const bad = async (json: Record<string, unknown>) => s.request('POST', `/projects/${pid}/hooks`, { token: owner.token, json });
-    expect((await bad({})).body).toEqual({ error: 'url is missing' });
+    expect((await bad({})).body).toEqual({ message: '400 Bad request - "url" not given' });
     for (const url of ['ftp://example.com/x', 'not a url', 'http://', 'javascript:alert(1)', `${hookBase}/{missing}`, 'http:{slashes}u:p@example.com/']) {
       const r = await bad({ url });
       expect(r.status, url).toBe(422);
@@ -230,7 +230,7 @@ describe('the hooks API', () => {
     expect((await bad({ url: `${hookBase}/x`, branch_filter_strategy: 'fuzzy' })).body).toEqual({ error: 'branch_filter_strategy does not have a valid value' });
     expect((await bad({ url: `${hookBase}/x`, token: 'a\nb' })).body).toEqual({ error: 'Token is invalid' });
     expect((await bad({ url: `${hookBase}/x`, custom_headers: [{ key: 'bad key', value: 'v' }] })).body).toEqual({ error: 'Custom headers must be a valid json schema' });
-    expect((await bad({ url: `${hookBase}/x`, url_variables: [{ key: 'k' }] })).body).toEqual({ error: 'url_variables[value] is missing' });
+    expect((await bad({ url: `${hookBase}/x`, url_variables: [{ key: 'k' }] })).body).toEqual({ message: '400 Bad request - "url_variables[value]" not given' });
     expect((await bad({ url: `${hookBase}/x`, push_events: 'maybe' })).status).toBe(400);
     const list = await s.request('GET', `/projects/${pid}/hooks`, { token: owner.token });
     expect(list.body).toEqual([]);

@@ -115,8 +115,8 @@ describe('pages', () => {
     const repo = wikiRepoPath(s.app.lw, project.id);
     const head = (await git(repo, 'rev-parse', 'main')).trim();
     const cases: Array<[unknown, number, unknown]> = [
-      [{}, 400, { error: 'title is missing, content is missing' }],
-      [{ title: 'x' }, 400, { error: 'content is missing' }],
+      [{}, 400, { message: '400 Bad request - "title" not given' }],
+      [{ title: 'x' }, 400, { message: '400 Bad request - "content" not given' }],
       [{ title: 'x', content: 'y', format: 'html' }, 400, { error: 'format does not have a valid value' }],
       [{ title: '   ', content: 'y' }, 400, { message: { title: ["can't be blank"] } }],
       [{ title: '../..', content: 'y' }, 400, { message: { title: ["can't be blank"] } }],
@@ -187,7 +187,7 @@ describe('pages', () => {
     expect(body.link).toEqual({ url: body.file_path, markdown: `![my_shot](${body.file_path})` });
     expect(await git(wikiRepoPath(s.app.lw, project.id), 'show', `main:${body.file_path}`)).toBe('PNGDATA');
     const missing = await s.request('POST', `${wikis()}/attachments`, { token: dev.token, json: {} });
-    expect(missing.body).toEqual({ error: 'file is missing' });
+    expect(missing.body).toEqual({ message: '400 Bad request - "file" not given' });
     const asText = await s.request('POST', `${wikis()}/attachments`, { token: dev.token, json: { file: 'x' } });
     expect(asText.body).toEqual({ error: 'file is invalid' });
   });

@@ -174,14 +174,21 @@ function fillPath(route: FuzzRoute, values: string[]): string {
   return out;
 }
 
-/** Required params learned from the route's own 400s ("name is missing"), so later cases get past validation. */
+/** Required params learned from the route's own 400s (`"name" not given`, Grape's "name is missing"), so later cases get past validation. */
 export type RouteHints = Set<string>;
 
 export function learnHints(hints: RouteHints, status: number, body: string): void {
   if (status !== 400) return;
-  for (const m of body.matchAll(/"(?:error|message)":"([^"]*)"/g)) {
-    const text = m[1];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return;
+  }
+  const texts = [(parsed as { error?: unknown })?.error, (parsed as { message?: unknown })?.message].filter((t): t is string => typeof t === 'string');
+  for (const text of texts) {
     for (const one of text.matchAll(/([a-z_]+)(?:\[\])? is missing/g)) hints.add(one[1]);
+    for (const one of text.matchAll(/"([a-z_]+)(?:\[\])?" not given/g)) hints.add(one[1]);
     const many = /^([a-z_]+(?:, [a-z_]+)+) are missing/.exec(text);
     if (many) for (const n of many[1].split(', ')) hints.add(n);
   }

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { nowIso, rawSql } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
-import { paramError } from '../../http/errors.js';
+import { notGiven, paramError } from '../../http/errors.js';
 import type { Params } from '../../http/params.js';
 import { presentUserPublic } from '../../api/v4/entities/user.js';
 import { adminUsersPresentHooks } from '../users.js';
@@ -80,8 +80,8 @@ export async function readEnterpriseParams(db: Kysely<DB>, p: Params) {
   const externUid = p.string('extern_uid');
   const samlGroup = p.int('group_id_for_saml');
   const provisionedBy = p.int('provisioned_by_group_id');
-  if (provider !== undefined && externUid === undefined) throw paramError('extern_uid is missing');
-  if (externUid !== undefined && provider === undefined) throw paramError('provider is missing');
+  if (provider !== undefined && externUid === undefined) throw notGiven('extern_uid');
+  if (externUid !== undefined && provider === undefined) throw notGiven('provider');
   for (const id of [samlGroup, provisionedBy]) {
     if (id === undefined) continue;
     const g = await db.selectFrom('namespaces').select(['id', 'parent_id']).where('id', '=', id).where('kind', '=', 'group').executeTakeFirst();

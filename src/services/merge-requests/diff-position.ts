@@ -3,7 +3,7 @@
 // GitLab finds the line code of a position. An added line is named by `new_line` alone, a removed
 // one by `old_line` alone, an unchanged line inside a hunk by both.
 import type { Diff, GitRepository } from '../../git/index.js';
-import { paramError, badRequest } from '../../http/errors.js';
+import { badRequest, notGiven, paramError } from '../../http/errors.js';
 import type { ParamHash, ParamValue } from '../../http/params.js';
 import { parseBoolean } from '../../http/params.js';
 import { createHash } from 'node:crypto';
@@ -46,7 +46,7 @@ function int(h: ParamHash, key: string): number | null {
 export function readPosition(raw: ParamValue | undefined): DiffPosition {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw paramError('position is invalid');
   for (const key of ['base_sha', 'start_sha', 'head_sha', 'position_type']) {
-    if (raw[key] === undefined || raw[key] === null) throw paramError(`position[${key}] is missing`);
+    if (raw[key] === undefined || raw[key] === null) throw notGiven(`position[${key}]`);
   }
   const type = str(raw, 'position_type')!;
   if (!(POSITION_TYPES as readonly string[]).includes(type)) throw paramError('position[position_type] does not have a valid value');

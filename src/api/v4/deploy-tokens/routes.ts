@@ -2,7 +2,7 @@
 // project's tokens for its Maintainers; a group's for its Maintainers to read and Owners to create
 // and delete. Git over HTTP accepts them (src/git-http/credentials.ts); the REST API does not.
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, missingAttributes, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
@@ -89,7 +89,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx, need: 
   // POST …/deploy_tokens
   route(app, 'POST', prefix, async function createDeployTokenRoute(c) {
     const missing = ['name', 'scopes'].filter((n) => !c.params.has(n));
-    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+    if (missing.length) throw missingAttributes(missing);
     const name = c.params.string('name') ?? '';
     const scopes = scopesParam(c);
     const expiresAt = c.params.datetime('expires_at') ?? null;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { forbidden, notFound, paramError } from '../../../http/errors.js';
+import { forbidden, missingAttributes, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { nowIso } from '../../../db/database.js';
 import type { DeploymentsTable } from '../../../db/tables/merge-requests.js';
@@ -122,7 +122,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     const user = c.requireUser();
     const found = await writable(c);
     const missing = ['environment', 'sha', 'ref', 'tag', 'status'].filter((n) => !c.params.has(n));
-    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+    if (missing.length) throw missingAttributes(missing);
     const environment = c.params.string('environment', { allowBlank: false })!;
     const ref = c.params.string('ref', { allowBlank: false })!;
     const tag = c.params.bool('tag')!;
@@ -151,7 +151,7 @@ export function registerDeploymentRoutes(app: FastifyInstance): void {
     const user = c.requireUser();
     const found = await writable(c);
     const d = await findDeployment(c, found);
-    if (!c.params.has('status')) throw paramError('status is missing');
+    if (!c.params.has('status')) throw notGiven('status');
     const status = c.params.enum('status', ['running', 'success', 'failed', 'canceled'] as const)!;
     const now = nowIso();
     const set = { status, updated_at: now, finished_at: status === 'running' ? null : now };

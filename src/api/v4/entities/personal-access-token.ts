@@ -20,3 +20,12 @@ export function presentPersonalAccessToken(t: PatRow) {
 export function presentPersonalAccessTokenWithToken(t: PatRow, token: string) {
   return Object.assign({}, presentPersonalAccessToken(t), { token });
 }
+
+/** Entities::ImpersonationToken: the token's fields, then `impersonation`. */
+export function presentImpersonationToken(t: PatRow) {
+  return Object.assign(presentPersonalAccessToken(t), { impersonation: t.impersonation === 1 });
+}
+
+export function presentImpersonationTokenWithToken(t: PatRow, token: string) {
+  return Object.assign(presentImpersonationToken(t), { token });
+}

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { escapeLike } from '../../../db/sql-helpers.js';
-import { apiError, badRequest, forbidden, paramError } from '../../../http/errors.js';
+import { apiError, badRequest, forbidden, notGiven, paramError } from '../../../http/errors.js';
 import { lockOwnerRow, lockOwnerRows } from '../../../services/owner-lock.js';
 import { charLength } from '../../../services/ruby-text.js';
 import { paginateOffset } from '../../../http/pagination.js';
@@ -133,7 +133,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
   // POST /projects/:id/environments
   route(app, 'POST', '/projects/:id/environments', async function createEnvironment(c) {
     c.requireUser();
-    if (!c.params.has('name') || c.params.raw.name === null) throw paramError('name is missing');
+    if (!c.params.has('name') || c.params.raw.name === null) throw notGiven('name');
     const name = c.params.string('name')!;
     const attrs = readAttrs(c);
     const found = await projectFor(c, AccessLevel.DEVELOPER, true);
@@ -182,7 +182,7 @@ export function registerEnvironmentRoutes(app: FastifyInstance): void {
   // POST /projects/:id/environments/stop_stale
   route(app, 'POST', '/projects/:id/environments/stop_stale', async function stopStale(c) {
     c.requireUser();
-    if (!c.params.has('before') || c.params.raw.before === null) throw paramError('before is missing');
+    if (!c.params.has('before') || c.params.raw.before === null) throw notGiven('before');
     const before = c.params.datetime('before');
     if (before === undefined) throw paramError('before is invalid');
     const found = await projectFor(c, AccessLevel.MAINTAINER, true);

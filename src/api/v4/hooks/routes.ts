@@ -2,7 +2,7 @@
 // deliveries, the delivery log (events), resending a logged delivery, and URL variables and custom
 // headers one key at a time. Maintainers and administrators only, reads included.
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, notGiven, paramError } from '../../../http/errors.js';
 import { FixedWindows } from '../../../http/fixed-window.js';
 import { paginateArray, paginateOffset } from '../../../http/pagination.js';
 import type { ParamHash } from '../../../http/params.js';
@@ -81,7 +81,7 @@ function keyValueList(c: Ctx, name: string): Record<string, string> | undefined 
     const h = entry as ParamHash;
     for (const field of ['key', 'value']) {
       const v = h[field];
-      if (v === undefined || v === null) throw paramError(`${name}[${field}] is missing`);
+      if (v === undefined || v === null) throw notGiven(`${name}[${field}]`);
       if (typeof v !== 'string' && typeof v !== 'number') throw paramError(`${name}[${field}] is invalid`);
     }
     const key = String(h.key);
@@ -139,7 +139,7 @@ async function showHook(c: Ctx) {
 // POST /projects/:id/hooks
 async function addHook(c: Ctx) {
   const found = await maintainer(c);
-  if (c.params.string('url') === undefined) throw paramError('url is missing');
+  if (c.params.string('url') === undefined) throw notGiven('url');
   const row = await createHook(c.app, found.project.id, hookInput(c));
   c.status(201);
   return presentProjectHook(c.app, row, true);

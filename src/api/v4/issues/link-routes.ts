@@ -3,7 +3,7 @@
 // `blocks` / `is_blocked_by` are a paid tier's (GitLab's 403 on the free tier).
 import type { FastifyInstance } from 'fastify';
 import { nowIso } from '../../../db/database.js';
-import { apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, missingAttributes, notFound, paramError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
 import { buildIssueQuery } from '../../../services/issues/list.js';
@@ -85,7 +85,7 @@ export function registerIssueLinkRoutes(app: FastifyInstance): void {
     c.requireUser();
     const s = await issueFromPath(c);
     const missing = ['target_project_id', 'target_issue_iid'].filter((n) => !c.params.has(n));
-    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+    if (missing.length) throw missingAttributes(missing);
     const linkType = c.params.enum('link_type', LINK_TYPES) ?? 'relates_to';
     const rawIid = String(c.params.raw.target_issue_iid);
     if (!/^\d{1,10}$/.test(rawIid)) throw notFound();

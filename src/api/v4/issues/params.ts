@@ -1,7 +1,7 @@
 // Parameter parsing for the issue endpoints: Grape's declarations of lib/api/issues.rb and
 // issues_helpers.rb (types, enums, mutually exclusive pairs) as typed readers.
 import type { Ctx } from '../../../http/route.js';
-import { paramError } from '../../../http/errors.js';
+import { notGiven, paramError } from '../../../http/errors.js';
 import type { ParamHash } from '../../../http/params.js';
 import { Params } from '../../../http/params.js';
 import { assigneeIds, idFilter, labelList, notPrefixed, optId, usernameList } from '../merge-requests/params.js';
@@ -141,7 +141,7 @@ export function parseIssueAttributes(c: Ctx, opts: { mayAdmin: boolean; owner: b
 
 export function parseIssueCreate(c: Ctx, opts: { mayAdmin: boolean; owner: boolean }): CreateIssueInput {
   const p = c.params;
-  if (!p.has('title') || p.raw.title === null) throw paramError('title is missing');
+  if (!p.has('title') || p.raw.title === null) throw notGiven('title');
   const attrs = parseIssueAttributes(c, { ...opts, create: true, mayConfidential: true });
   const iid = p.int('iid', { min: 1, max: 2_147_483_646 });
   return Object.assign(attrs, { title: attrs.title!, ...(opts.owner && iid !== undefined ? { iid } : {}) });

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { nowIso } from '../../../db/database.js';
 import { findUserById, findUserRefsByIds } from '../../../db/repositories/users.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
-import { apiError, forbidden, notFound, paramError, unauthorized } from '../../../http/errors.js';
+import { apiError, forbidden, notFound, notGiven, paramError, unauthorized } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { keysetNotAvailable, paginateArray, paginateKeyset, paginateOffset, wantsKeyset } from '../../../http/pagination.js';
 import { AccessLevel, canReadProject, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
@@ -243,7 +243,7 @@ export function registerIssueRoutes(app: FastifyInstance): void {
       const s = await issueFromPath(c).catch((e) => {
         throw (e as { status?: number }).status === 404 ? notFound('Issue') : e;
       });
-      if (!c.params.has('to_project_id')) throw paramError('to_project_id is missing');
+      if (!c.params.has('to_project_id')) throw notGiven('to_project_id');
       const withNotes = action === 'clone' ? c.params.bool('with_notes') === true : true;
       const target = await issueProject(c, String(c.params.raw.to_project_id));
       const noun = action === 'move' ? 'move' : 'clone';

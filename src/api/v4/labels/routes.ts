@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { conflict, forbidden, notFound, paramError, validationError } from '../../../http/errors.js';
+import { conflict, forbidden, missingAttributes, notFound, paramError, validationError } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { nowIso } from '../../../db/database.js';
@@ -96,7 +96,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const owner = await ownerOf(c);
     requireWrite(c, owner);
     const missing = ['name', 'color'].filter((n) => !c.params.has(n));
-    if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+    if (missing.length) throw missingAttributes(missing);
     const name = c.params.string('name', { allowBlank: false })!.trim();
     const color = parseColor(c.params.string('color', { allowBlank: false })!);
     if (name.length > 255) throw validationError({ title: ['is too long (maximum is 255 characters)'] });

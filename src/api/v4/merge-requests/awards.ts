@@ -1,6 +1,6 @@
 // Award emoji on a merge request or an issue, or on one of their notes (GitLab's lib/api/award_emoji.rb).
 import type { Ctx } from '../../../http/route.js';
-import { notFound, paramError, unauthorized, validationError } from '../../../http/errors.js';
+import { notFound, notGiven, paramError, unauthorized, validationError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { findUserRefsByIds, type UserRefRow, type UserRow } from '../../../db/repositories/users.js';
 import { nowIso } from '../../../db/database.js';
@@ -58,7 +58,7 @@ export async function showAward(c: Ctx, on: Awardable) {
 
 /** The `name` of a new award, checked before anything is written. */
 export function awardName(c: Ctx): string {
-  if (!c.params.has('name')) throw paramError('name is missing');
+  if (!c.params.has('name')) throw notGiven('name');
   const name = c.params.string('name', { allowBlank: false })!;
   if (!/^[a-z0-9_+-]{1,64}$/.test(name)) throw validationError({ name: ['is not a valid emoji name'] });
   return name;

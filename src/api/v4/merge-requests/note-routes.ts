@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { badRequest, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { badRequest, forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { findUserRefsByIds } from '../../../db/repositories/users.js';
 import { AccessLevel } from '../../../services/access.js';
@@ -143,7 +143,7 @@ function checkBody(body: string): string {
 
 /** The required `body` of a new note (null is blank, as Grape lets it through to the validation). */
 function newBody(c: Ctx): string {
-  if (!c.params.has('body')) throw paramError('body is missing');
+  if (!c.params.has('body')) throw notGiven('body');
   if (c.params.raw.body === null) throw badRequest(BLANK);
   return checkBody(c.params.string('body')!);
 }
@@ -313,7 +313,7 @@ async function updateThreadNote(c: Ctx) {
 
 async function resolveThread(c: Ctx) {
   const s = await scope(c);
-  if (!c.params.has('resolved')) throw paramError('resolved is missing');
+  if (!c.params.has('resolved')) throw notGiven('resolved');
   const resolved = c.params.bool('resolved')!;
   const thread = await findThread(c, s);
   // A comment cannot be resolved: GitLab answers 403 (can_resolve? is false).

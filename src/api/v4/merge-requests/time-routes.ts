@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { badRequest, forbidden, paramError } from '../../../http/errors.js';
+import { badRequest, forbidden, notGiven, paramError } from '../../../http/errors.js';
 import { nowIso } from '../../../db/database.js';
 import { humanDuration } from '../entities/merge-request.js';
 import { canUpdate, mrFromPath } from './context.js';
@@ -42,7 +42,7 @@ export function timeStats(mr: { time_estimate: number; total_time_spent: number 
 }
 
 export function readDuration(c: Ctx): number {
-  if (!c.params.has('duration')) throw paramError('duration is missing');
+  if (!c.params.has('duration')) throw notGiven('duration');
   const seconds = parseDuration(c.params.string('duration', { allowBlank: false })!);
   if (seconds === null || Math.abs(seconds) > MAX_SECONDS) throw badRequest('Invalid time format');
   return seconds;

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { conflict, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { conflict, forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { nowIso } from '../../../db/database.js';
@@ -95,7 +95,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
   route(app, 'POST', `${prefix}/milestones`, async function createMilestone(c) {
     const o = await ownerOf(c);
     requireWrite(c, o);
-    if (!c.params.has('title')) throw paramError('title is missing');
+    if (!c.params.has('title')) throw notGiven('title');
     const title = c.params.string('title', { allowBlank: false, max: 255 })!;
     const now = nowIso();
     const row = await c.app.database.transaction(async (trx) => {

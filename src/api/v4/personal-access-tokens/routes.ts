@@ -15,7 +15,7 @@ import {
   validateScopes,
   type PatRow,
 } from '../../../services/personal-access-tokens.js';
-import { presentPersonalAccessToken, presentPersonalAccessTokenWithToken } from '../entities/personal-access-token.js';
+import { presentImpersonationToken, presentImpersonationTokenWithToken, presentPersonalAccessToken, presentPersonalAccessTokenWithToken } from '../entities/personal-access-token.js';
 
 function readNewToken(c: Ctx) {
   const name = c.params.string('name', { required: true, allowBlank: false, max: 255 })!;
@@ -46,13 +46,61 @@ async function loadToken(c: Ctx): Promise<PatRow> {
   return row;
 }
 
+/** The user of `:user_id` for an administrator (404 `User Not Found`). */
+async function targetUser(c: Ctx) {
+  c.requireAdmin();
+  const raw = String(c.params.raw.user_id);
+  const target = /^\d+$/.test(raw) && Number(raw) <= MAX_DB_INT ? await findUserById(c.app.db, Number(raw)) : undefined;
+  if (!target) throw notFound('User');
+  return target;
+}
+
+/** The user's impersonation token of `:impersonation_token_id` (404 `Impersonation Token Not Found`). */
+async function impersonationToken(c: Ctx): Promise<PatRow> {
+  const target = await targetUser(c);
+  const raw = String(c.params.raw.impersonation_token_id);
+  if (!/^\d+$/.test(raw)) throw paramError('impersonation_token_id is invalid');
+  const row = Number(raw) <= MAX_DB_INT
+    ? await c.app.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', Number(raw)).where('user_id', '=', target.id).where('impersonation', '=', 1).executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound('Impersonation Token');
+  return row;
+}
+
 export function registerPersonalAccessTokenRoutes(app: FastifyInstance): void {
+  // GET /users/:user_id/impersonation_tokens (administrators): `state` all (default), active or inactive
+  route(app, 'GET', '/users/:user_id/impersonation_tokens', async (c) => {
+    const target = await targetUser(c);
+    const state = c.params.enum('state', ['all', 'active', 'inactive'] as const) ?? 'all';
+    let q = c.app.db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', target.id).where('impersonation', '=', 1);
+    const today = todayUtc();
+    if (state === 'active') q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]));
+    else if (state === 'inactive') q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', today)]));
+    const rows = await paginateOffset(c, q.orderBy('id', 'asc'));
+    return rows.map(presentImpersonationToken);
+  });
+
+  // POST /users/:user_id/impersonation_tokens (administrators): a token that acts as the user
+  route(app, 'POST', '/users/:user_id/impersonation_tokens', async (c) => {
+    const target = await targetUser(c);
+    const input = readNewToken(c);
+    const { row, token } = await createPersonalAccessToken(c.app, { userId: target.id, ...input, impersonation: true });
+    return presentImpersonationTokenWithToken(row, token);
+  });
+
+  // GET /users/:user_id/impersonation_tokens/:impersonation_token_id
+  route(app, 'GET', '/users/:user_id/impersonation_tokens/:impersonation_token_id', async (c) => presentImpersonationToken(await impersonationToken(c)));
+
+  // DELETE /users/:user_id/impersonation_tokens/:impersonation_token_id: revoked (204)
+  route(app, 'DELETE', '/users/:user_id/impersonation_tokens/:impersonation_token_id', async (c) => {
+    const row = await impersonationToken(c);
+    await revokePersonalAccessToken(c.app, row.id);
+    return undefined;
+  });
+
   // POST /users/:user_id/personal_access_tokens
   route(app, 'POST', '/users/:user_id/personal_access_tokens', async (c) => {
-    c.requireAdmin();
-    const raw = String(c.params.raw.user_id);
-    const target = /^\d+$/.test(raw) && Number(raw) <= MAX_DB_INT ? await findUserById(c.app.db, Number(raw)) : undefined;
-    if (!target) throw notFound('User');
+    const target = await targetUser(c);
     const input = readNewToken(c);
     const { row, token } = await createPersonalAccessToken(c.app, { userId: target.id, ...input });
     return presentPersonalAccessTokenWithToken(row, token);

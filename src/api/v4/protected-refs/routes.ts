@@ -2,7 +2,7 @@
 // lib/api/protected_tags.rb). Rules are looked up by their exact name (a wildcard rule by its
 // pattern, `release%2F*`), as GitLab's find_by!(name:).
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
 import type { ParamHash, ParamValue } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
@@ -138,7 +138,7 @@ function allowedParam(c: Ctx, name: string, action: RefAction): AllowedEntry[] {
     if (level !== undefined && !(allowed as readonly number[]).includes(level)) throw paramError(`${name}[access_level] does not have a valid value`);
     const id = intOf(h.id, `${name}[id]`);
     const destroy = ['true', '1'].includes(String(h._destroy ?? '').toLowerCase());
-    if (level === undefined && !(id !== undefined && destroy)) throw paramError(`${name}[access_level] is missing`);
+    if (level === undefined && !(id !== undefined && destroy)) throw notGiven(`${name}[access_level]`);
     return { ...(id !== undefined ? { id } : {}), ...(level !== undefined ? { access_level: level } : {}), destroy };
   });
 }

@@ -2,7 +2,7 @@
 // create (from an existing tag, or tagging `ref`), update, delete, the latest release's permalink,
 // direct asset downloads, and the asset links of a release.
 import type { FastifyInstance } from 'fastify';
-import { ApiError, apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { apiError, ApiError, forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import type { Commit } from '../../../git/index.js';
@@ -167,7 +167,7 @@ function readLink(h: ParamValue, where: string, opts: { partial?: boolean } = {}
   const out: Partial<LinkInput> = {};
   for (const key of ['name', 'url'] as const) {
     const v = linkString(h, key, where);
-    if (v === null && !opts.partial) throw paramError(`${named(where, key)} is missing`);
+    if (v === null && !opts.partial) throw notGiven(`${named(where, key)}`);
     if (v !== null) out[key] = v;
   }
   const path = linkString(h, 'direct_asset_path', where) ?? linkString(h, 'filepath', where);
@@ -274,7 +274,7 @@ async function downloadAsset(c: Ctx) {
 // POST /projects/:id/releases
 async function createReleaseRoute(c: Ctx) {
   const s = await scope(c);
-  if (!c.params.has('tag_name')) throw paramError('tag_name is missing');
+  if (!c.params.has('tag_name')) throw notGiven('tag_name');
   const tagName = c.params.string('tag_name')!;
   const name = c.params.string('name') ?? null;
   const description = c.params.string('description') ?? null;

@@ -1,7 +1,7 @@
 // Blobs by id, the merge base of refs and contributors (GitLab's lib/api/repositories.rb).
 import type { FastifyInstance } from 'fastify';
 import { repositoryLanguages } from '../../../services/repository/languages.js';
-import { apiError, notFound } from '../../../http/errors.js';
+import { apiError, notFound, notGiven } from '../../../http/errors.js';
 import { paginateArray } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { isSafeRevision } from '../../../git/refname.js';
@@ -40,7 +40,7 @@ async function rawBlob(c: Ctx) {
 // GET /projects/:id/repository/merge_base?refs[]=a&refs[]=b
 async function mergeBase(c: Ctx) {
   const pr = await readableRepo(c, pathParam(c, 'id'));
-  if (!c.params.has('refs')) throw apiError(400, 'refs is missing');
+  if (!c.params.has('refs')) throw notGiven('refs');
   const refs = c.params.stringArray('refs', { comma: true }) ?? [];
   if (refs.length < 2) throw apiError(400, 'Provide at least 2 refs');
   const shas: string[] = [];

@@ -3,7 +3,7 @@
 // on a line of the commit's diff (path, line, line_type) is GitLab's LegacyDiffNote.
 import { emitEvent } from '../../../services/events.js';
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, notGiven, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { nowIso } from '../../../db/database.js';
@@ -47,7 +47,7 @@ async function listComments(c: Ctx) {
 
 // POST /projects/:id/repository/commits/:sha/comments
 async function createComment(c: Ctx) {
-  if (!c.params.has('note')) throw paramError('note is missing');
+  if (!c.params.has('note')) throw notGiven('note');
   const body = c.params.raw.note === null ? '' : c.params.string('note')!;
   const path = c.params.string('path');
   const line = c.params.int('line', { min: 0 });

@@ -2,7 +2,7 @@
 // commit from several file actions at once.
 import { assertCanPushToBranch } from './protection.js';
 import type { FastifyInstance } from 'fastify';
-import { apiError, notFound, paramError } from '../../../http/errors.js';
+import { apiError, missingAttributes, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateArray, readPage, setOffsetHeaders } from '../../../http/pagination.js';
 import type { ParamValue } from '../../../http/params.js';
 import { parseBoolean } from '../../../http/params.js';
@@ -129,7 +129,7 @@ function parseAction(raw: ParamValue, i: number): ActionInput {
   const action = str('action');
   const filePath = str('file_path');
   const missing = [!action && 'action', !filePath && 'file_path'].filter(Boolean) as string[];
-  if (missing.length) throw paramError(missing.map((k) => `${name(k)} is missing`).join(', '));
+  if (missing.length) throw missingAttributes(missing.map(name));
   if (!(ACTIONS as readonly string[]).includes(action!)) throw paramError(`${name('action')} does not have a valid value`);
   const out: ActionInput = { action: action as ActionInput['action'], file_path: filePath! };
   const encoding = str('encoding') ?? 'text';
@@ -142,7 +142,7 @@ function parseAction(raw: ParamValue, i: number): ActionInput {
   }
   const previous = str('previous_path');
   if (action === 'move') {
-    if (!previous) throw paramError(`${name('previous_path')} is missing`);
+    if (!previous) throw notGiven(`${name('previous_path')}`);
     out.previous_path = previous;
   }
   if (raw.execute_filemode !== undefined && raw.execute_filemode !== null) {
@@ -150,7 +150,7 @@ function parseAction(raw: ParamValue, i: number): ActionInput {
     if (mode === undefined) throw paramError(`${name('execute_filemode')} is invalid`);
     out.execute_filemode = mode;
   } else if (action === 'chmod') {
-    throw paramError(`${name('execute_filemode')} is missing`);
+    throw notGiven(`${name('execute_filemode')}`);
   }
   const last = str('last_commit_id');
   if (last) out.last_commit_id = last;

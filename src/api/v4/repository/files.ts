@@ -3,7 +3,7 @@
 import { assertCanPushToBranch } from './protection.js';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { apiError, notFound, paramError } from '../../../http/errors.js';
+import { apiError, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { route, type Ctx } from '../../../http/route.js';
 import type { Blob, Commit } from '../../../git/index.js';
 import { gitlabTime } from '../entities/commit.js';
@@ -112,8 +112,9 @@ export function looksLikeText(content: Buffer): boolean {
 function blameParams(c: Ctx): { ref: string; range: { start: number; end: number } | null } {
   const errors: string[] = [];
   const rawRef = c.params.has('ref') ? c.params.raw.ref : null;
-  if (rawRef === null || rawRef === undefined) errors.push('ref is missing, ref is empty');
-  else if (typeof rawRef === 'string' && rawRef.trim() === '') errors.push('ref is empty');
+  // A missing attribute is named alone (spec document 1 §7.2), before any other error.
+  if (rawRef === null || rawRef === undefined) throw notGiven('ref');
+  if (typeof rawRef === 'string' && rawRef.trim() === '') errors.push('ref is empty');
   const ref = rawRef === null || rawRef === undefined ? '' : (c.params.string('ref') ?? '');
   if (!c.params.has('range')) {
     if (errors.length) throw paramError(errors.join(', '));
@@ -122,10 +123,7 @@ function blameParams(c: Ctx): { ref: string; range: { start: number; end: number
   const range = c.params.hash('range')!;
   const read = (name: 'start' | 'end'): number | undefined => {
     const v = range[name];
-    if (v === undefined) {
-      errors.push(`range[${name}] is missing, range[${name}] is empty`);
-      return undefined;
-    }
+    if (v === undefined) throw notGiven(`range[${name}]`);
     if (v === null || (typeof v === 'string' && v.trim() === '')) {
       errors.push(`range[${name}] is empty`);
       return undefined;

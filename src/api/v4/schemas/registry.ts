@@ -60,7 +60,7 @@ import { Namespace, NamespaceExists } from './namespaces.js';
 import { CiVariable } from './variables.js';
 import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
 import { BlameRange, Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
-import { Application, ApplicationWithSecret, DeployToken, DeployTokenWithToken, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
+import { Application, ApplicationWithSecret, DeployToken, DeployTokenWithToken, ImpersonationToken, ImpersonationTokenWithToken, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
 export type ResponseSpec =
@@ -101,6 +101,10 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
 
   // personal-access-tokens/routes.ts
   'POST /users/:user_id/personal_access_tokens': json(PersonalAccessTokenWithToken),
+  'GET /users/:user_id/impersonation_tokens': list(ImpersonationToken),
+  'POST /users/:user_id/impersonation_tokens': json(ImpersonationTokenWithToken),
+  'GET /users/:user_id/impersonation_tokens/:impersonation_token_id': json(ImpersonationToken),
+  'DELETE /users/:user_id/impersonation_tokens/:impersonation_token_id': empty,
   'POST /user/personal_access_tokens': json(PersonalAccessTokenWithToken),
   'GET /personal_access_tokens': list(PersonalAccessToken),
   'GET /personal_access_tokens/:id': json(PersonalAccessToken),
@@ -637,6 +641,8 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
 const GIT_HTTP = /^(GET|POST) (?:\/:[A-Za-z0-9_]+)+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
 /** Web archive downloads, registered once per path depth (repository/archive.ts). */
 const WEB_ARCHIVE = /^GET (?:\/:[A-Za-z0-9_]+)+\/-\/archive\/\*$/;
+/** The older address of a project's Markdown upload, under every depth of groups (uploads/routes.ts). */
+const WEB_UPLOAD = /^GET (?:\/:s[0-9]+)+\/uploads\/:secret\/:filename$/;
 
 /** Every entry, keyed by `METHOD /full/path` as registered. */
 export const RESPONSES: Readonly<Record<string, ResponseSpec>> = Object.freeze({
@@ -665,6 +671,7 @@ export function responseFor(method: string, path: string): ResponseSpec | undefi
   if (found) return found;
   if (GIT_HTTP.test(key)) return raw("git's smart HTTP protocol");
   if (WEB_ARCHIVE.test(key)) return raw('the archive (application/octet-stream), or a redirect to sign in');
+  if (WEB_UPLOAD.test(key)) return raw('the uploaded file');
   return undefined;
 }
 

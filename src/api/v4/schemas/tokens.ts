@@ -17,6 +17,9 @@ export const patProps = {
 
 export const PersonalAccessToken = obj(patProps, { title: 'PersonalAccessToken' });
 export const PersonalAccessTokenWithToken = obj({ ...patProps, token: Str() }, { title: 'PersonalAccessTokenWithToken' });
+/** Entities::ImpersonationToken and …WithToken. */
+export const ImpersonationToken = obj({ ...patProps, impersonation: Bool() }, { title: 'ImpersonationToken' });
+export const ImpersonationTokenWithToken = obj({ ...patProps, impersonation: Bool(), token: Str() }, { title: 'ImpersonationTokenWithToken' });
 
 // Group and project access tokens: a personal token's fields but `last_used_ips`.
 const { last_used_ips: _lastUsedIps, ...tokenCommonProps } = patProps;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { findUserRefsByIds, USER_REF_COLUMNS } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
-import { apiError, notFound, paramError } from '../../../http/errors.js';
+import { apiError, missingAttributes, notFound, paramError } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateArray, paginateOffset, readPage } from '../../../http/pagination.js';
 import { presentSnippets, readableSnippets } from '../snippets/routes.js';
@@ -44,10 +44,10 @@ type Where =
   | { kind: 'group'; group: { id: number; traversal: string; full_path: string } }
   | { kind: 'project'; info: { project: ProjectRow; namespace: import('../../../services/projects/lookup.js').NamespaceRow }; access: number };
 
-/** The shared parameters: `search` and `scope` required (Grape names both when both are missing). */
+/** The shared parameters: `search` and `scope` required (the first missing one is named). */
 function readParams(c: Ctx, scopes: readonly string[]) {
   const missing = ['search', 'scope'].filter((n) => !c.params.has(n) || c.params.raw[n] === null);
-  if (missing.length) throw paramError(missing.map((n) => `${n} is missing`).join(', '));
+  if (missing.length) throw missingAttributes(missing);
   const search = c.params.string('search')!;
   const scope = c.params.enum('scope', scopes)!;
   const state = c.params.enum('state', STATES);

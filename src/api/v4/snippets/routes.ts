@@ -7,7 +7,7 @@ import { findUserRefsByIds, type UserRow } from '../../../db/repositories/users.
 import { repoPathProblem } from '../../../git/paths.js';
 import { GitRepository, isGitError } from '../../../git/repository.js';
 import type { FileAction } from '../../../git/write.js';
-import { apiError, forbidden, notFound, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import type { ParamHash, ParamValue } from '../../../http/params.js';
 import { route, type Ctx } from '../../../http/route.js';
@@ -50,7 +50,7 @@ function createFilesParam(c: Ctx): SnippetFile[] {
   if (!hasFiles && !hasContent) throw paramError('files, content are missing, exactly one parameter must be provided');
   if (hasContent) {
     if (isBlank(c.params.raw.content)) throw paramError('content is empty');
-    if (!c.params.has('file_name')) throw paramError('file_name is missing');
+    if (!c.params.has('file_name')) throw notGiven('file_name');
     const name = c.params.string('file_name')!;
     if (repoPathProblem(name)) throw paramError('file_name should be a valid file path');
     return [{ path: name, content: c.params.string('content')! }];
@@ -62,7 +62,7 @@ function createFilesParam(c: Ctx): SnippetFile[] {
     const h = f as ParamHash;
     if (isBlank(h.file_path)) throw paramError(`files[${i}][file_path] should be a valid file path, files[${i}][file_path] is empty`);
     if (typeof h.file_path !== 'string' || repoPathProblem(h.file_path)) throw paramError(`files[${i}][file_path] should be a valid file path`);
-    if (h.content === undefined) throw paramError(`files[${i}][content] is missing`);
+    if (h.content === undefined) throw notGiven(`files[${i}][content]`);
     if (typeof h.content !== 'string' && typeof h.content !== 'number') throw paramError(`files[${i}][content] is invalid`);
     if (isBlank(h.content)) throw paramError(`files[${i}][content] is empty`);
     return { path: h.file_path, content: String(h.content) };
@@ -92,7 +92,7 @@ function updateActions(c: Ctx, s: SnippetRow): FileAction[] | undefined {
     if (!f || typeof f !== 'object' || Array.isArray(f)) throw paramError('files is invalid');
     const h = f as ParamHash;
     const action = h.action;
-    if (isBlank(action)) throw paramError('files[action] is missing');
+    if (isBlank(action)) throw notGiven('files[action]');
     if (!['create', 'update', 'delete', 'move'].includes(String(action))) throw paramError('files[action] does not have a valid value');
     const str = (v: ParamValue | undefined) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
     const filePath = str(h.file_path);
@@ -122,7 +122,7 @@ function visibilityParam(c: Ctx): SnippetVisibility | undefined {
 
 function titleParam(c: Ctx, required: boolean): string | undefined {
   if (!c.params.has('title')) {
-    if (required) throw paramError('title is missing');
+    if (required) throw notGiven('title');
     return undefined;
   }
   if (isBlank(c.params.raw.title)) throw paramError('title is empty');
@@ -367,7 +367,7 @@ export function registerSnippetRoutes(app: FastifyInstance): void {
     if (p.project.archived) throw forbidden();
     const title = titleParam(c, true)!;
     const description = c.params.nullableString('description') ?? null;
-    if (!c.params.has('visibility')) throw paramError('visibility is missing');
+    if (!c.params.has('visibility')) throw notGiven('visibility');
     const visibility = visibilityParam(c)!;
     const files = createFilesParam(c);
     const s = await createSnippet(c.app, user, { projectId: p.project.id, title, description, visibility, files });

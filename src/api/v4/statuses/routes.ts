@@ -2,7 +2,7 @@
 // (POST /projects/:id/statuses/:sha as in GitLab's commit status API).
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../http/route.js';
-import { forbidden, notFound, paramError } from '../../../http/errors.js';
+import { forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
 import { paginateArray, paginateOffset } from '../../../http/pagination.js';
 import { findUsersByIds } from '../../../db/repositories/users.js';
 import { AccessLevel } from '../../../services/access.js';
@@ -17,7 +17,7 @@ export function registerStatusRoutes(app: FastifyInstance): void {
     const user = c.requireUser();
     const found = await findProject(c, String(c.params.raw.id));
     if (found.access < AccessLevel.DEVELOPER) throw forbidden();
-    if (!c.params.has('state')) throw paramError('state is missing');
+    if (!c.params.has('state')) throw notGiven('state');
     const state = c.params.enum('state', STATUS_STATES)!;
     const name = c.params.string('name') || c.params.string('context') || 'default';
     const coverage = c.params.has('coverage') ? Number(c.params.string('coverage')) : undefined;
