@@ -30,6 +30,7 @@ import type * as ProtectedRefs from './tables/protected-refs.js';
 import type * as WebHooks from './tables/web-hooks.js';
 import type { CiVariablesTable } from './tables/ci-variables.js';
 import type { DeployTokensTable } from './tables/deploy-tokens.js';
+import type { DeployKeysProjectsTable, DeployKeysTable } from './tables/deploy-keys.js';
 import type { EventsTable } from './tables/events.js';
 import type { SnippetsTable } from './tables/snippets.js';
 import type { WikiPageMetaTable } from './tables/wikis.js';
@@ -96,6 +97,8 @@ export interface DB {
   issue_links: Issues.IssueLinksTable;
   ci_variables: CiVariablesTable;
   deploy_tokens: DeployTokensTable;
+  deploy_keys: DeployKeysTable;
+  deploy_keys_projects: DeployKeysProjectsTable;
   events: EventsTable;
   snippets: SnippetsTable;
   wiki_page_meta: WikiPageMetaTable;

@@ -41,7 +41,7 @@ export const resourceLock = () => apiError(409, '409 Conflict: Resource lock');
 export const unprocessable = (message?: unknown) => apiError(422, message ?? '422 Unprocessable Entity');
 export const preconditionFailed = () => apiError(412, '412 Precondition Failed');
 /** Model validation failure: `{"message":{"attr":["msg"]}}`. */
-export const validationError = (errors: Record<string, string[]>) => apiError(400, errors);
+export const validationError = (errors: Record<string, string[] | Record<string, string[]>>) => apiError(400, errors);
 
 /** OAuth 2.0 errors: `{"error","error_description"}`, 401 only for invalid_client. */
 export class OAuthError extends Error {

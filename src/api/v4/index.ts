@@ -4,6 +4,7 @@ import { registerAccessTokenRoutes } from './access-tokens/routes.js';
 import { registerApplicationRoutes } from './applications/routes.js';
 import { registerAuditEventRoutes } from './audit-events/routes.js';
 import { registerDeploymentRoutes } from './deployments/routes.js';
+import { registerDeployKeyRoutes } from './deploy-keys/routes.js';
 import { registerDeployTokenRoutes } from './deploy-tokens/routes.js';
 import { registerEnvironmentRoutes } from './environments/routes.js';
 import { registerEventRoutes } from './events/routes.js';
@@ -42,6 +43,7 @@ export const apiModules: RouteModule[] = [
   registerApplicationRoutes,
   registerAuditEventRoutes,
   registerDeploymentRoutes,
+  registerDeployKeyRoutes,
   registerDeployTokenRoutes,
   registerEnvironmentRoutes,
   registerEventRoutes,

@@ -35,10 +35,11 @@ import { uploads } from './0032-uploads.js';
 import { badges } from './0033-badges.js';
 import { accessRequests } from './0034-access-requests.js';
 import { todoGroups } from './0035-todo-groups.js';
+import { deployKeys } from './0036-deploy-keys.js';
 import { resourceEvents } from './0028-resource-events.js';
 import type { LabwrightMigration } from './helpers.js';
 
-export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads, badges, accessRequests, todoGroups];
+export const migrations: LabwrightMigration[] = [foundation, projects, groups, oauth, mergeRequests, projectGroupLinks, performanceIndexes, hotPathIndexes, mergeRequestIndexes, authChangeNotices, dataChangeNotices, openMergeRequestRule, notes, releases, subscriptions, protectedRefs, openidNonce, webHooks, forks, stars, commitCount, issues, ciVariables, deployTokens, environments, events, snippets, resourceEvents, wikiPages, storageSizes, todos, uploads, badges, accessRequests, todoGroups, deployKeys];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

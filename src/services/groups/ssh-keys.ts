@@ -1,10 +1,11 @@
 // SSH public keys: parsing and validating the key blob (the type string inside must match the
 // declared type), fingerprints, and storage.
 import { createHash } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import type { SshKeysTable } from '../../db/tables/groups.js';
+import type { DB } from '../../db/types.js';
 import { validationError } from '../../http/errors.js';
 import { recordAudit } from '../audit.js';
 
@@ -87,6 +88,26 @@ export function fingerprints(blob: Buffer): { md5: string; sha256: string } {
   return { md5, sha256 };
 }
 
+/** PostgreSQL advisory lock key of key creation (forks use 7_190_019, instance variables 7_190_023). */
+const KEY_FINGERPRINT_LOCK = 7_190_029;
+
+/**
+ * GitLab keeps users' SSH keys and deploy keys in one `keys` table whose fingerprint_sha256 is
+ * unique; here they are two tables, so every creation takes this lock (PostgreSQL; SQLite's
+ * writer already runs alone) before it asks fingerprintTaken and inserts.
+ */
+export async function lockKeyFingerprints(app: AppContext, trx: Transaction<DB>): Promise<void> {
+  if (app.database.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${KEY_FINGERPRINT_LOCK})`.execute(trx);
+}
+
+/** Whether a user's SSH key or a deploy key already has this fingerprint. */
+export async function fingerprintTaken(trx: Transaction<DB>, sha256: string): Promise<boolean> {
+  const user = await trx.selectFrom('ssh_keys').select('id').where('fingerprint_sha256', '=', sha256).executeTakeFirst();
+  if (user) return true;
+  const deploy = await trx.selectFrom('deploy_keys').select('id').where('fingerprint_sha256', '=', sha256).executeTakeFirst();
+  return deploy !== undefined;
+}
+
 export interface NewKey {
   title: string;
   key: string;
@@ -107,8 +128,8 @@ export async function createSshKey(app: AppContext, userId: number, input: NewKe
   if (Object.keys(errors).length) throw validationError(errors);
   const fp = fingerprints(parsed!.blob);
   return app.database.transaction(async (trx) => {
-    const dup = await trx.selectFrom('ssh_keys').select('id').where('fingerprint_sha256', '=', fp.sha256).executeTakeFirst();
-    if (dup) throw validationError({ fingerprint_sha256: ['has already been taken'] });
+    await lockKeyFingerprints(app, trx);
+    if (await fingerprintTaken(trx, fp.sha256)) throw validationError({ fingerprint_sha256: ['has already been taken'] });
     const now = nowIso();
     const row = await trx
       .insertInto('ssh_keys')
@@ -158,8 +179,8 @@ export async function deleteSshKey(app: AppContext, key: SshKeyRow, actor: { id:
   });
 }
 
-/** Entities::SSHKey. */
-export function presentSshKey(k: SshKeyRow) {
+/** Entities::SSHKey (deploy keys start with the same fields). */
+export function presentSshKey(k: Pick<SshKeyRow, 'id' | 'title' | 'created_at' | 'expires_at' | 'last_used_at' | 'key' | 'usage_type'>) {
   return {
     id: k.id,
     title: k.title,

@@ -61,6 +61,7 @@ import { CiVariable } from './variables.js';
 import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
 import { BlameRange, Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, DeployToken, DeployTokenWithToken, ImpersonationToken, ImpersonationTokenWithToken, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
+import { DeployKey, DeployKeysProject, DeployKeyWithProjects } from './deploy-keys.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
 export type ResponseSpec =
@@ -110,6 +111,17 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /personal_access_tokens/:id': json(PersonalAccessToken),
   'DELETE /personal_access_tokens/:id': empty,
   'POST /personal_access_tokens/:id/rotate': json(PersonalAccessTokenWithToken),
+
+  // deploy-keys/routes.ts
+  'GET /deploy_keys': list(DeployKeyWithProjects),
+  'POST /deploy_keys': json(DeployKey),
+  'GET /projects/:id/deploy_keys': list(DeployKeysProject),
+  'GET /projects/:id/deploy_keys/:key_id': json(DeployKeysProject),
+  'POST /projects/:id/deploy_keys': json(DeployKeysProject),
+  'PUT /projects/:id/deploy_keys/:key_id': json(DeployKeysProject),
+  'POST /projects/:id/deploy_keys/:key_id/enable': json(DeployKey),
+  'DELETE /projects/:id/deploy_keys/:key_id': empty,
+  'GET /users/:id/project_deploy_keys': list(DeployKey),
 
   // deploy-tokens/routes.ts
   'GET /deploy_tokens': list(DeployToken),

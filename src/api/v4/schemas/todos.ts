@@ -7,7 +7,7 @@ import { NamespaceBasic, Project } from './projects.js';
 import { UserBasic } from './users.js';
 
 /** Entities::ProjectIdentity. */
-const ProjectIdentity = obj({ id: Int(), description: NStr(), name: Str(), name_with_namespace: Str(), path: Str(), path_with_namespace: Str(), created_at: Time() }, { title: 'ProjectIdentity' });
+export const ProjectIdentity = obj({ id: Int(), description: NStr(), name: Str(), name_with_namespace: Str(), path: Str(), path_with_namespace: Str(), created_at: Time() }, { title: 'ProjectIdentity' });
 
 export const Todo = obj(
   {
