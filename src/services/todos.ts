@@ -6,7 +6,7 @@
 // `multiple_todos` behaviour (the default since 17.8): mentions may repeat, any other reason is
 // skipped while the same one is pending. Acting on your own issue gives you to-dos as in GitLab
 // (assigning yourself, mentioning yourself).
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../db/types.js';
 import type { AppContext } from '../context.js';
 import { nowIso } from '../db/database.js';
@@ -331,7 +331,8 @@ export async function accessRequestTodos(app: AppContext, target: ParentTarget, 
     .where('members.access_level', '>=', target.type === 'Project' ? AccessLevel.MAINTAINER : AccessLevel.OWNER)
     .where('users.state', '=', 'active')
     .where('users.user_type', '=', 'human'))
-    .orderBy('users.last_sign_in_at', 'desc')
+    // order_recent_sign_in: people who never signed in last, on both databases.
+    .orderBy(sql`users.last_sign_in_at desc nulls last`)
     .orderBy('users.id', 'desc')
     .limit(ACCESS_REQUEST_APPROVERS)
     .execute();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasPythonGitlab, PYTHON, runPython } from '../helpers/python.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { schemaProblems } from '../fuzz/schema-oracle.js';
 import { addMember, closeServer, createProject } from './mr-helpers.js';
 
 let s: TestServer;
@@ -20,6 +21,8 @@ const PROJECT_KEYS = ['id', 'project', 'author', 'action_name', 'target_type', '
 const todos = async (u: U, query = '') => {
   const r = await s.request('GET', `/todos${query}`, { token: u.token });
   expect(r.status).toBe(200);
+  // Every answer matches the registry's Todo schema (group and project targets included).
+  expect(schemaProblems({ method: 'GET', path: '/api/v4/todos' }, { method: 'GET', status: 200, contentType: 'application/json', body: Buffer.from(JSON.stringify(r.body)) })).toEqual([]);
   return r.body as any[];
 };
 
@@ -118,10 +121,12 @@ describe('transfer_failed', () => {
       action_name: 'transfer_failed',
       target_type: 'Project',
       project: { id: project.id, path_with_namespace: 'tg-home/tg-proj' },
-      target: { id: project.id, path_with_namespace: 'tg-home/tg-proj', permissions: { project_access: null } },
+      target: { id: project.id, path_with_namespace: 'tg-home/tg-proj', namespace: { id: g.id } },
       target_url: `${s.url}/tg-home/tg-proj`,
     });
     expect(list[0].body).toMatch(/^Failed to transfer tg-home\/tg-proj to tg-home\. /);
+    // Entities::Project: no `permissions` of the caller.
+    expect(list[0].target.permissions).toBeUndefined();
 
     const doomed = await mkGroup(alice.token, { name: 'TG Doomed', path: 'tg-doomed' });
     await s.request('POST', `/groups/${doomed.id}/transfer`, { token: alice.token });
@@ -185,6 +190,26 @@ describe('member_access_requested', () => {
     expect(await todos(bob, `?project_id=${project.id}`)).toHaveLength(1);
     expect((await s.request('DELETE', `/projects/${project.id}/access_requests/${asker.id}`, { token: bob.token })).status).toBe(204);
     expect(await todos(bob, `?project_id=${project.id}`)).toHaveLength(0);
+  });
+
+  it('asks at most 10 approvers, those who signed in most recently first, never-signed-in people last (both databases)', async () => {
+    const g = await mkGroup(alice.token, { name: 'TG Crowd', path: 'tg-crowd', visibility: 'public' });
+    const owners: U[] = [];
+    for (let i = 0; i < 11; i++) {
+      const u = await s.createUser(`tgown${i}`);
+      await addGroupMember(alice.token, g.id, u.id, 50);
+      owners.push(u);
+    }
+    // alice (the creator) and two others have signed in; the other nine never did.
+    const signedIn = [alice.id, owners[3]!.id, owners[7]!.id];
+    for (const [i, id] of signedIn.entries()) {
+      await s.app.lw.db.updateTable('users').set({ last_sign_in_at: `2026-0${i + 1}-01T00:00:00.000Z` }).where('id', '=', id).execute();
+    }
+    const late = await s.createUser('tglate');
+    expect((await s.request('POST', `/groups/${g.id}/access_requests`, { token: late.token })).status).toBe(201);
+    const asked = await s.app.lw.db.selectFrom('todos').select('user_id').where('target_type', '=', 'Namespace').where('target_id', '=', g.id).execute();
+    expect(asked).toHaveLength(10);
+    for (const id of signedIn) expect(asked.map((t) => t.user_id)).toContain(id);
   });
 
   it("a group's to-do is hidden from someone who can no longer read the group", async () => {

@@ -96,8 +96,8 @@ describe('reading', () => {
     expect(await web.text()).toBe('OLD');
     expect((await fetch(address, { headers: { 'PRIVATE-TOKEN': outsider.token } })).status).toBe(404);
     expect((await fetch(address)).status).toBe(404);
-    const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'Up Top', path: 'up-top' } });
-    const sub = await s.request('POST', '/groups', { token: owner.token, json: { name: 'Up Sub', path: 'up-sub', parent_id: g.body.id } });
+    const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'Up Top', path: 'up-top', visibility: 'public' } });
+    const sub = await s.request('POST', '/groups', { token: owner.token, json: { name: 'Up Sub', path: 'up-sub', parent_id: g.body.id, visibility: 'public' } });
     const nested = await createProject(s, 'deep', { token: owner.token, extra: { namespace_id: sub.body.id } });
     const deep = await upload(nested.id, owner.token, 'd.txt', 'deep');
     const r = await fetch(`${s.url}/up-top/up-sub/deep${deep.body.url}`, { headers: { 'PRIVATE-TOKEN': owner.token } });
@@ -106,6 +106,12 @@ describe('reading', () => {
     expect(await r.text()).toBe('deep');
     // Another project's path with this secret: nothing.
     expect((await fetch(`${s.url}/${project.path_with_namespace}${deep.body.url}`, { headers: { 'PRIVATE-TOKEN': owner.token } })).status).toBe(404);
+    // A project named uploads in a subgroup is still cloned without .git (git's info/refs is no upload).
+    const named = await createProject(s, 'uploads', { token: owner.token, visibility: 'public', extra: { namespace_id: sub.body.id, initialize_with_readme: true } });
+    expect(named.path_with_namespace).toBe('up-top/up-sub/uploads');
+    const refs = await fetch(`${s.url}/up-top/up-sub/uploads/info/refs?service=git-upload-pack`);
+    expect(refs.status).toBe(200);
+    expect(refs.headers.get('content-type')).toBe('application/x-git-upload-pack-advertisement');
   });
 
   it('the API serves it by secret and name to readers, as a download', async () => {

@@ -29,7 +29,9 @@ it('keeps the existing to-dos and takes group to-dos afterwards', async () => {
   expect(error).toBeUndefined();
   const at = '2024-01-01T00:00:00.000Z';
   const old = (id: number, userId: number) => ({ id, user_id: userId, project_id: 7, target_type: 'Issue', target_id: 3, author_id: 1, action: 2, note_id: 9, state: 'pending', resolved_by_action: null, created_at: at, updated_at: at });
-  await database.db.insertInto('todos').values([old(5, 1), old(8, 2)] as never).execute();
+  await database.db.insertInto('todos').values([old(5, 1), old(8, 2), old(12, 3)] as never).execute();
+  // A deleted to-do's id is not handed out again after the table is made anew.
+  await database.db.deleteFrom('todos').where('id', '=', 12).execute();
   await migrateToLatest(database);
   const rows = await database.db.selectFrom('todos').selectAll().orderBy('id').execute();
   expect(rows).toEqual([
@@ -42,7 +44,7 @@ it('keeps the existing to-dos and takes group to-dos afterwards', async () => {
     .returning('id')
     .executeTakeFirstOrThrow();
   // SQLite keeps counting after the old ids (PostgreSQL's sequence never saw the explicit ones).
-  if (database.dialect === 'sqlite') expect(added.id).toBe(9);
+  if (database.dialect === 'sqlite') expect(added.id).toBe(13);
   // The list's index is still there (the to-do page reads by user, state and id).
   if (database.dialect === 'sqlite') {
     const indexes = await database.db.selectFrom('sqlite_master' as never).select('name' as never).where('tbl_name' as never, '=', 'todos' as never).where('type' as never, '=', 'index' as never).execute();

@@ -32,6 +32,9 @@ export const todoGroups: LabwrightMigration = {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
       await sql.raw(`insert into todos_new (${COLUMNS}) select ${COLUMNS} from todos`).execute(ctx.db);
+      // The counter goes on from the old table's (ids of deleted to-dos are never handed out again).
+      await sql.raw("delete from sqlite_sequence where name = 'todos_new'").execute(ctx.db);
+      await sql.raw("insert into sqlite_sequence (name, seq) select 'todos_new', seq from sqlite_sequence where name = 'todos'").execute(ctx.db);
       await sql.raw('drop table todos').execute(ctx.db);
       await sql.raw('alter table todos_new rename to todos').execute(ctx.db);
       await index(ctx, 'todos_user_state', 'todos', 'user_id, state, id');

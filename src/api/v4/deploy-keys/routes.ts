@@ -4,7 +4,7 @@
 // and managed here and open nothing.
 import type { FastifyInstance } from 'fastify';
 import { findUserById, findUserByUsername, type UserRow } from '../../../db/repositories/users.js';
-import { forbidden, notFound } from '../../../http/errors.js';
+import { ApiError, forbidden, notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import { AccessLevel } from '../../../services/access.js';
@@ -101,6 +101,13 @@ async function targetUser(c: Ctx): Promise<UserRow> {
   return user;
 }
 
+/** The validation error of a key whose fingerprint another key holds. */
+function fingerprintTakenError(err: unknown): boolean {
+  if (!(err instanceof ApiError) || err.status !== 400) return false;
+  const message = (err.body as { message?: { deploy_key?: { fingerprint_sha256?: unknown } } } | null)?.message;
+  return Array.isArray(message?.deploy_key?.fingerprint_sha256);
+}
+
 export function registerDeployKeyRoutes(app: FastifyInstance): void {
   registerDeployKeyHooks();
 
@@ -147,14 +154,24 @@ export function registerDeployKeyRoutes(app: FastifyInstance): void {
     const canPush = c.params.bool('can_push') ?? false;
     const user = c.requireUser();
     const text = lookupText(input.key);
-    const here = await findProjectDeployKeyByText(c.app.db, project.id, text);
-    if (here) return presentProjectDeployKey(here);
-    const reachable = await findAccessibleDeployKey(c.app.db, user, { text });
-    if (reachable) {
-      const linked = await enableDeployKey(c.app, project.id, reachable.id, canPush);
-      if (linked) return presentProjectDeployKey(linked);
+    const existing = async () => {
+      const here = await findProjectDeployKeyByText(c.app.db, project.id, text);
+      if (here) return here;
+      const reachable = await findAccessibleDeployKey(c.app.db, user, { text });
+      return reachable ? await enableDeployKey(c.app, project.id, reachable.id, canPush) : undefined;
+    };
+    const found = await existing();
+    if (found) return presentProjectDeployKey(found);
+    try {
+      return presentProjectDeployKey(await createProjectDeployKey(c.app, project.id, user.id, input, canPush));
+    } catch (err) {
+      // The same key made by a request running alongside (it took the fingerprint first): found
+      // now, it is returned or enabled as it would have been a moment later.
+      if (!fingerprintTakenError(err)) throw err;
+      const after = await existing();
+      if (after) return presentProjectDeployKey(after);
+      throw err;
     }
-    return presentProjectDeployKey(await createProjectDeployKey(c.app, project.id, user.id, input, canPush));
   });
 
   // PUT /projects/:id/deploy_keys/:key_id: `can_push` of the link, the key's `title` when the

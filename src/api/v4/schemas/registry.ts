@@ -654,7 +654,7 @@ const GIT_HTTP = /^(GET|POST) (?:\/:[A-Za-z0-9_]+)+\/(?:info\/refs|git-upload-pa
 /** Web archive downloads, registered once per path depth (repository/archive.ts). */
 const WEB_ARCHIVE = /^GET (?:\/:[A-Za-z0-9_]+)+\/-\/archive\/\*$/;
 /** The older address of a project's Markdown upload, under every depth of groups (uploads/routes.ts). */
-const WEB_UPLOAD = /^GET (?:\/:s[0-9]+)+\/uploads\/:secret\/:filename$/;
+const WEB_UPLOAD = /^GET (?:\/:s[0-9]+)+\/uploads\/:secret\(\[0-9a-f\]\{32\}\)\/:filename$/;
 
 /** Every entry, keyed by `METHOD /full/path` as registered. */
 export const RESPONSES: Readonly<Record<string, ResponseSpec>> = Object.freeze({

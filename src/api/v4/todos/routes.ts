@@ -15,7 +15,7 @@ import { loadBundle, type MrRow, type ProjectInfo } from '../../../services/merg
 import { effectiveAccess, fullName, fullPath, joinProjects, projectQueries, type NamespaceRow } from '../../../services/projects/lookup.js';
 import { markTodo, registerTodos, TodoAction, TODO_ACTION_NAMES, TODO_TYPES, type TodoRow } from '../../../services/todos.js';
 import { canReadGroup } from '../../../services/groups/visibility.js';
-import { presentProjectFor } from '../entities/project.js';
+import { presentProjects } from '../entities/project.js';
 import { presentNamespacesFor } from '../namespaces/routes.js';
 import { AccessLevel } from '../../../services/access.js';
 import { presentIssue, issueWebUrl } from '../entities/issue.js';
@@ -88,11 +88,14 @@ async function presentTodos(c: Ctx, rows: TodoRow[], opts: { subscribed?: boolea
     shownGroups.length ? presentNamespacesFor(c, shownGroups) : [],
   ]);
   const groupEntity = new Map(shownGroups.map((g, i) => [g.id, groupEntities[i]!]));
+  // Project targets: Entities::Project (the list entity, without the caller's `permissions`), presented together.
+  const targetProjects = [...new Set(readable.filter((t) => t.target_type === 'Project').map((t) => t.target_id))].map((id) => withAccess.get(id)!.project);
   const projectEntity = new Map<number, Record<string, unknown>>();
-  for (const t of readable) {
-    if (t.target_type !== 'Project' || projectEntity.has(t.target_id)) continue;
-    const p = withAccess.get(t.target_id)!;
-    projectEntity.set(t.target_id, await presentProjectFor(db, p.project, p.namespace, { base: c.base, user, access: p.access }));
+  if (targetProjects.length) {
+    for (const entity of (await presentProjects(db, targetProjects, { base: c.base, user })) as Array<Record<string, unknown>>) {
+      const { permissions: _own, ...project } = entity;
+      projectEntity.set(project.id as number, project);
+    }
   }
   const protections = new Map<number, Awaited<ReturnType<typeof protectionFor>>>();
   for (const m of shownMrs) if (!protections.has(m.project_id)) protections.set(m.project_id, await protectionFor(c.app, withAccess.get(m.project_id)!));

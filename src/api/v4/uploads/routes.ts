@@ -160,6 +160,8 @@ export function registerWebUploadRoutes(app: FastifyInstance): void {
   // GitLab nests groups 20 deep; plus the project itself.
   for (let n = 2; n <= 21; n++) {
     const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
-    route(app, 'GET', `/${params}/uploads/:secret/:filename`, webUploadByPath, { sessionless: true });
+    // Only a secret's 32 hex digits match, so `<group>/<sub>/uploads/info/refs` (git over HTTP of a
+    // project named uploads, without .git) still reaches git.
+    route(app, 'GET', `/${params}/uploads/:secret([0-9a-f]{32})/:filename`, webUploadByPath, { sessionless: true });
   }
 }
