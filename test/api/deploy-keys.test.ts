@@ -89,6 +89,14 @@ describe('project deploy keys', () => {
     expect(expiring.body.can_push).toBe(false);
   });
 
+  it('the same new key posted several times at once: one key, every answer 201 with it', async () => {
+    const fresh = openssh();
+    const raced = await createProject(s, 'dk-raced', { token: maint.token });
+    const answers = await Promise.all([0, 1, 2, 3].map(() => s.request('POST', path(raced), { token: maint.token, json: { title: 'raced', key: fresh } })));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+  });
+
   it('who may: anonymous 401, Developers 403, a hidden project 404, administrators 200', async () => {
     for (const [method, url] of [
       ['GET', path(p1)],
