@@ -653,8 +653,6 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
 const GIT_HTTP = /^(GET|POST) (?:\/:[A-Za-z0-9_]+)+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
 /** Web archive downloads, registered once per path depth (repository/archive.ts). */
 const WEB_ARCHIVE = /^GET (?:\/:[A-Za-z0-9_]+)+\/-\/archive\/\*$/;
-/** The older address of a project's Markdown upload, under every depth of groups (uploads/routes.ts). */
-const WEB_UPLOAD = /^GET (?:\/:s[0-9]+)+\/uploads\/:secret\(\[0-9a-f\]\{32\}\)\/:filename$/;
 
 /** Every entry, keyed by `METHOD /full/path` as registered. */
 export const RESPONSES: Readonly<Record<string, ResponseSpec>> = Object.freeze({
@@ -683,7 +681,6 @@ export function responseFor(method: string, path: string): ResponseSpec | undefi
   if (found) return found;
   if (GIT_HTTP.test(key)) return raw("git's smart HTTP protocol");
   if (WEB_ARCHIVE.test(key)) return raw('the archive (application/octet-stream), or a redirect to sign in');
-  if (WEB_UPLOAD.test(key)) return raw('the uploaded file');
   return undefined;
 }
 

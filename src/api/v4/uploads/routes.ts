@@ -123,16 +123,24 @@ async function webUpload(c: Ctx) {
   return sendWebUpload(c, pathParam(c, 'id'));
 }
 
-// GET /<namespace>/<project>/uploads/<secret>/<filename>: GitLab's older address, the project's
-// web URL followed by the upload's `url` (how clients such as python-gitlab's documentation build a
-// download link), answered the same way.
-async function webUploadByPath(c: Ctx) {
-  const raw = c.req.params as Record<string, string>;
-  const segments: string[] = [];
-  for (let i = 0; raw[`s${i}`] !== undefined; i++) segments.push(raw[`s${i}`]!);
-  // `api` and `-` are reserved top-level paths: never a namespace.
-  if (segments[0] === 'api' || segments[0] === '-') throw notFound();
-  return sendWebUpload(c, segments.join('/'));
+/** `/<namespace>/<project>/uploads/<secret>/<file>`: two or more path segments, a secret's 32 hex digits. */
+const OLDER_ADDRESS = /^\/((?:[^/?#]+\/)+[^/?#]+)\/uploads\/([0-9a-f]{32})\/([^/?#]+)(\?.*)?$/;
+
+/**
+ * GitLab's older address of an upload, `/<namespace>/<project>/uploads/<secret>/<file>` (the
+ * project's web URL followed by the upload's `url`, how scripts often build a link), as the
+ * address `full_path` names, `/-/project/<full path, encoded>/uploads/<secret>/<file>`: the
+ * router then answers it there (Fastify's rewriteUrl, app.ts). One string search per request
+ * instead of a route for every depth of groups (a route costs about 75 KB of memory). Null when
+ * the URL is something else (the API's own paths, `-/`, git's `info/refs` of a project named uploads).
+ */
+export function olderUploadAddress(url: string): string | null {
+  if (url.indexOf('/uploads/') === -1) return null;
+  const m = OLDER_ADDRESS.exec(url);
+  if (!m) return null;
+  const project = m[1]!;
+  if (project.startsWith('api/') || project.startsWith('-/') || project.includes('/-/')) return null;
+  return `/-/project/${encodeURIComponent(project)}/uploads/${m[2]}/${m[3]}${m[4] ?? ''}`;
 }
 
 async function sendWebUpload(c: Ctx, projectRef: string) {
@@ -156,12 +164,6 @@ async function sendWebUpload(c: Ctx, projectRef: string) {
 
 /** Registered on the app itself, outside /api/v4. */
 export function registerWebUploadRoutes(app: FastifyInstance): void {
+  // Also reached from the older address (olderUploadAddress).
   route(app, 'GET', '/-/project/:id/uploads/:secret/:filename', webUpload, { sessionless: true });
-  // GitLab nests groups 20 deep; plus the project itself.
-  for (let n = 2; n <= 21; n++) {
-    const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
-    // Only a secret's 32 hex digits match, so `<group>/<sub>/uploads/info/refs` (git over HTTP of a
-    // project named uploads, without .git) still reaches git.
-    route(app, 'GET', `/${params}/uploads/:secret([0-9a-f]{32})/:filename`, webUploadByPath, { sessionless: true });
-  }
 }
