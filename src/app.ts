@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { olderUploadAddress } from './api/v4/uploads/routes.js';
+import { rewriteWebAddress } from './http/web-addresses.js';
 import { registerApi } from './api/v4/index.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -114,8 +114,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     trustProxy: config.trustProxy,
     bodyLimit: 50 * 1024 * 1024,
-    // GitLab's older address of Markdown uploads, answered where the newer one is (uploads/routes.ts).
-    rewriteUrl: (req: { url?: string }) => (req.url ? (olderUploadAddress(req.url) ?? req.url) : '/'),
+    // Addresses under a project's full path (git over HTTP, web archives, older upload links) are
+    // routed at fixed prefixes (http/web-addresses.ts).
+    rewriteUrl: (req: { url?: string }) => (req.url ? (rewriteWebAddress(req.url) ?? req.url) : '/'),
     // Long URL-encoded ids must reach the router; the 414 check below bounds the query string.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: false, querystringParser: (s: string) => parseNested(s) },
     serverFactory: (handler: Parameters<typeof createServer>[1]) => createServer({ maxHeaderSize: 256 * 1024 }, handler),

@@ -14,17 +14,11 @@ import { serveGit, type ServeOptions } from './serve.js';
 import { pushPolicy } from './push-policy.js';
 import { preparePush, type PreparedPush, type PushPolicy } from '../git/pre-receive-hook.js';
 import { baseUrl } from '../http/route.js';
+import { addressAsSent, GIT_HTTP_PREFIX } from '../http/web-addresses.js';
 import { deployTokenUsername } from '../services/deploy-tokens.js';
 import { afterWikiPush, wikiRepository } from '../services/wikis.js';
 import { refreshSnippetFiles, SNIPPET_MAX_FILES, SNIPPET_SIZE_LIMIT, snippetRepoPath } from '../services/snippets.js';
 
-const SUFFIXES: Array<{ method: 'GET' | 'POST'; suffix: string }> = [
-  { method: 'GET', suffix: '/info/refs' },
-  { method: 'POST', suffix: '/git-upload-pack' },
-  { method: 'POST', suffix: '/git-receive-pack' },
-];
-/** GitLab nests groups 20 deep; plus the project itself. */
-const MAX_SEGMENTS = 21;
 const PACK_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
 
 function sendText(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}): FastifyReply {
@@ -53,7 +47,9 @@ async function afterPush(req: FastifyRequest, projectId: number, userId: number 
 // GET <base>/<full_path>.git/info/refs?service=…, POST …/git-upload-pack, POST …/git-receive-pack
 async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
   const app = req.server.lw;
-  const parsed = parseGitPath(req.url);
+  const parsed = parseGitPath(addressAsSent(req));
+  // GET (and HEAD) for info/refs, POST for the two services, as the routes per suffix had it.
+  if (parsed && (req.method === 'POST') !== (parsed.service !== 'info-refs')) return sendText(reply, 404, 'Not Found');
   if (!parsed) return sendText(reply, 404, 'Not Found');
   // The dumb protocol (info/refs without ?service=) is not served.
   if (!parsed.rpc) return sendText(reply, 403, 'Dumb HTTP protocol is not supported.');
@@ -151,12 +147,8 @@ async function gitHttpPlugin(scope: FastifyInstance): Promise<void> {
       done(null, payload);
     });
   }
-  for (const { method, suffix } of SUFFIXES) {
-    for (let n = 2; n <= MAX_SEGMENTS; n++) {
-      const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
-      scope.route({ method, url: `/${params}${suffix}`, handler: gitHttpRoute });
-    }
-  }
+  // Every depth of groups at one prefix (http/web-addresses.ts rewrites `/<full_path>.git/…` there).
+  for (const method of ['GET', 'POST'] as const) scope.route({ method, url: `${GIT_HTTP_PREFIX}/*`, handler: gitHttpRoute });
 }
 
 /** Registered from src/modules.ts. */

@@ -109,7 +109,7 @@ async function auditSignIn(ctx: AppContext, req: FastifyRequest, user: UserRow |
 }
 
 /** Sends the visitor to the sign-in page, coming back to this URL afterwards. */
-export function redirectToSignIn(req: FastifyRequest, reply: FastifyReply, returnTo: string = req.url): FastifyReply {
+export function redirectToSignIn(req: FastifyRequest, reply: FastifyReply, returnTo: string = req.originalUrl ?? req.url): FastifyReply {
   return reply
     .code(302)
     .headers({ 'Cache-Control': 'no-store' })

@@ -131,6 +131,32 @@ describe('push and clone with a token as password', () => {
     await git(work, '--git-dir', repoPath, 'fsck', '--strict');
   });
 
+  it('clones and pushes a project three groups deep, with and without .git; its archive downloads', async () => {
+    let parent: number | null = null;
+    for (const path of ['deep-a', 'deep-b', 'deep-c']) {
+      const g = await s.request('POST', '/groups', { token: owner.token, json: { name: path, path, ...(parent ? { parent_id: parent } : {}) } });
+      expect(g.status).toBe(201);
+      parent = g.body.id;
+    }
+    const p = await s.request('POST', '/projects', { token: owner.token, json: { name: 'deepest', namespace_id: parent, initialize_with_readme: true } });
+    expect(p.status).toBe(201);
+    for (const [i, path] of ['deep-a/deep-b/deep-c/deepest.git', 'deep-a/deep-b/deep-c/deepest'].entries()) {
+      const clone = join(work, `clone-deep-${i}`);
+      await git(work, 'clone', '-q', remote(owner.token, path), clone);
+      writeFileSync(join(clone, `deep-${i}.txt`), 'deep\n');
+      await git(clone, 'add', '.');
+      await git(clone, 'commit', '-q', '-m', `Deep ${i}`);
+      await git(clone, 'push', '-q', 'origin', 'HEAD:main');
+    }
+    const tree = await s.request('GET', `/projects/${p.body.id}/repository/tree`, { token: owner.token });
+    expect(tree.body.map((e: any) => e.name).sort()).toEqual(['README.md', 'deep-0.txt', 'deep-1.txt']);
+    const archive = await fetch(`${s.url}/deep-a/deep-b/deep-c/deepest/-/archive/main/deepest-main.zip`, { headers: { 'PRIVATE-TOKEN': owner.token } });
+    expect(archive.status).toBe(200);
+    expect(Buffer.from(await archive.arrayBuffer()).subarray(0, 2).toString()).toBe('PK');
+    // Methods as before: info/refs is read with GET only, the services are POSTed.
+    expect((await fetch(`${s.url}/deep-a/deep-b/deep-c/deepest.git/git-upload-pack`, { headers: { authorization: basic(owner.token) } })).status).toBe(404);
+  });
+
   it('refuses a push by a Reporter, and a token without a write scope', async () => {
     const clone = join(work, 'clone-reporter');
     await git(work, 'clone', '-q', remote(reporter.token, 'gitowner/pushed.git'), clone);

@@ -10,6 +10,7 @@ import { pathParam } from './common.js';
 import { currentSession } from '../../../web/session.js';
 import { redirectToSignIn } from '../../../web/sign-in.js';
 import { sendGitStream } from './git-stream.js';
+import { addressAsSent, WEB_ARCHIVE_PREFIX } from '../../../http/web-addresses.js';
 
 type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
 
@@ -104,12 +105,20 @@ export function parseArchivePath(rest: string): { ref: string; filename: string 
 // which release source links name): tokens as on the API (GitLab's sessionless archive access);
 // callers who may not see the project are sent to sign in when anonymous.
 async function webArchive(c: Ctx) {
-  const raw = c.req.params as Record<string, string>;
-  const segments: string[] = [];
-  for (let i = 0; raw[`s${i}`] !== undefined; i++) segments.push(raw[`s${i}`]!);
+  // The address as sent (http/web-addresses.ts routed it here): the project's full path, then the rest.
+  const sent = addressAsSent(c.req).split('?', 1)[0]!;
+  const at = sent.indexOf('/-/archive/');
+  let segments: string[];
+  let rest: string;
+  try {
+    segments = sent.slice(1, at).split('/').map((x) => decodeURIComponent(x));
+    rest = decodeURIComponent(sent.slice(at + '/-/archive/'.length));
+  } catch {
+    throw notFound();
+  }
   // `api` is a reserved top-level path (GitLab's API): never a namespace.
-  if (segments[0] === 'api') throw notFound();
-  const parsed = parseArchivePath(raw['*'] ?? '');
+  if (at < 0 || segments.length < 2 || segments.some((x) => x === '') || segments[0] === 'api') throw notFound();
+  const parsed = parseArchivePath(rest);
   if (!parsed) throw fileNotFound();
   // A signed-in browser uses its session, as on GitLab's pages.
   if (!c.user) c.user = (await currentSession(c.app, c.req))?.user ?? null;
@@ -136,15 +145,9 @@ async function webArchive(c: Ctx) {
   });
 }
 
-/** GitLab nests groups 20 deep; plus the project itself (as git over HTTP). */
-const MAX_SEGMENTS = 21;
-
-/** Registered on the app itself, outside /api/v4. */
+/** Registered on the app itself, outside /api/v4: every depth of groups at one prefix (http/web-addresses.ts). */
 export function registerWebArchiveRoutes(app: FastifyInstance): void {
-  for (let n = 2; n <= MAX_SEGMENTS; n++) {
-    const params = Array.from({ length: n }, (_, i) => `:s${i}`).join('/');
-    route(app, 'GET', `/${params}/-/archive/*`, webArchive, { sessionless: true, extraScopes: ['read_repository'] });
-  }
+  route(app, 'GET', `${WEB_ARCHIVE_PREFIX}/*`, webArchive, { sessionless: true, extraScopes: ['read_repository'] });
 }
 
 export function registerArchiveRoutes(app: FastifyInstance): void {

@@ -621,6 +621,10 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
   'GET /uploads/-/system/group/avatar/:id/:file': raw('the avatar image'),
   // uploads/routes.ts (the address of a project's Markdown upload)
   'GET /-/project/:id/uploads/:secret/:filename': raw('the uploaded file'),
+  // http/web-addresses.ts: addresses under a project's full path, each depth of groups at one prefix
+  'GET /-/git-http/*': raw("git's smart HTTP protocol"),
+  'POST /-/git-http/*': raw("git's smart HTTP protocol"),
+  'GET /-/web-archive/*': raw('the archive (application/octet-stream), or a redirect to sign in'),
   // oauth/*.ts
   'POST /oauth/token': json(OAuthToken),
   'GET /oauth/token/info': json(OAuthTokenInfo),
@@ -649,11 +653,6 @@ const OTHER_RESPONSES: Record<string, ResponseSpec> = {
   'POST /user_settings/applications/:id/delete': raw('the applications page (HTML), or a redirect'),
 };
 
-/** Git over HTTP, registered once per path depth (git-http/index.ts). */
-const GIT_HTTP = /^(GET|POST) (?:\/:[A-Za-z0-9_]+)+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
-/** Web archive downloads, registered once per path depth (repository/archive.ts). */
-const WEB_ARCHIVE = /^GET (?:\/:[A-Za-z0-9_]+)+\/-\/archive\/\*$/;
-
 /** Every entry, keyed by `METHOD /full/path` as registered. */
 export const RESPONSES: Readonly<Record<string, ResponseSpec>> = Object.freeze({
   ...Object.fromEntries(Object.entries(API_RESPONSES).map(([k, v]) => {
@@ -679,8 +678,6 @@ export function responseFor(method: string, path: string): ResponseSpec | undefi
   const key = `${method.toUpperCase()} ${path}`;
   const found = BY_SHAPE.get(shape(key));
   if (found) return found;
-  if (GIT_HTTP.test(key)) return raw("git's smart HTTP protocol");
-  if (WEB_ARCHIVE.test(key)) return raw('the archive (application/octet-stream), or a redirect to sign in');
   return undefined;
 }
 

@@ -123,26 +123,6 @@ async function webUpload(c: Ctx) {
   return sendWebUpload(c, pathParam(c, 'id'));
 }
 
-/** `/<namespace>/<project>/uploads/<secret>/<file>`: two or more path segments, a secret's 32 hex digits. */
-const OLDER_ADDRESS = /^\/((?:[^/?#]+\/)+[^/?#]+)\/uploads\/([0-9a-f]{32})\/([^/?#]+)(\?.*)?$/;
-
-/**
- * GitLab's older address of an upload, `/<namespace>/<project>/uploads/<secret>/<file>` (the
- * project's web URL followed by the upload's `url`, how scripts often build a link), as the
- * address `full_path` names, `/-/project/<full path, encoded>/uploads/<secret>/<file>`: the
- * router then answers it there (Fastify's rewriteUrl, app.ts). One string search per request
- * instead of a route for every depth of groups (a route costs about 75 KB of memory). Null when
- * the URL is something else (the API's own paths, `-/`, git's `info/refs` of a project named uploads).
- */
-export function olderUploadAddress(url: string): string | null {
-  if (url.indexOf('/uploads/') === -1) return null;
-  const m = OLDER_ADDRESS.exec(url);
-  if (!m) return null;
-  const project = m[1]!;
-  if (project.startsWith('api/') || project.startsWith('-/') || project.includes('/-/')) return null;
-  return `/-/project/${encodeURIComponent(project)}/uploads/${m[2]}/${m[3]}${m[4] ?? ''}`;
-}
-
 async function sendWebUpload(c: Ctx, projectRef: string) {
   if (!c.user) c.user = (await currentSession(c.app, c.req))?.user ?? null;
   let p: FoundProject;
@@ -164,6 +144,6 @@ async function sendWebUpload(c: Ctx, projectRef: string) {
 
 /** Registered on the app itself, outside /api/v4. */
 export function registerWebUploadRoutes(app: FastifyInstance): void {
-  // Also reached from the older address (olderUploadAddress).
+  // Also reached from the older address, /<namespace>/<project>/uploads/… (http/web-addresses.ts).
   route(app, 'GET', '/-/project/:id/uploads/:secret/:filename', webUpload, { sessionless: true });
 }
