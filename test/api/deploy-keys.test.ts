@@ -316,6 +316,22 @@ describe('deletion', () => {
   });
 });
 
+describe('GET /keys?fingerprint=', () => {
+  it('finds a deploy key by either fingerprint (DeployKeyWithUser: its projects as links); users\' keys as before', async () => {
+    const k = (await s.request('GET', path(p1), { token: maint.token })).body[0];
+    for (const fingerprint of [k.fingerprint, k.fingerprint_sha256, k.fingerprint_sha256.slice('SHA256:'.length)]) {
+      const r = await s.request('GET', '/keys', { query: { fingerprint } });
+      expect(r.status).toBe(200);
+      expect(Object.keys(r.body)).toEqual([...KEY_FIELDS, 'user', 'deploy_keys_projects']);
+      expect(r.body).toMatchObject({ id: k.id, title: k.title, user: { id: maint.id, username: 'dkmaint' } });
+      expect(r.body.deploy_keys_projects).toContainEqual(expect.objectContaining({ deploy_key_id: k.id, project_id: p1.id }));
+      expect(Object.keys(r.body.deploy_keys_projects[0])).toEqual(['id', 'deploy_key_id', 'project_id', 'created_at', 'updated_at', 'can_push']);
+    }
+    expect((await s.request('GET', '/keys', { query: { fingerprint: 'SHA256:nothing' } })).status).toBe(404);
+    expect((await s.request('GET', '/keys', { token: maint.token, query: { fingerprint: k.fingerprint } })).status).toBe(403);
+  });
+});
+
 describe('GET /users/:id/project_deploy_keys', () => {
   it('the keys of the projects both users maintain; none in common is 403', async () => {
     const both = await s.request('GET', `/users/${maint.id}/project_deploy_keys`, { token: owner.token });
@@ -347,6 +363,7 @@ describe('response schemas', () => {
       ['POST', '/projects/:id/deploy_keys', path(p2), (await s.request('POST', path(p2), { token: maint.token, json: { title: 'schema', key: openssh() } })).body],
       ['POST', '/deploy_keys', '/deploy_keys', (await s.request('POST', '/deploy_keys', { json: { title: 'schema', key: openssh() } })).body],
       ['GET', '/users/:id/project_deploy_keys', `/users/${maint.id}/project_deploy_keys`, (await s.request('GET', `/users/${maint.id}/project_deploy_keys`, { token: owner.token })).body],
+      ['GET', '/keys', '/keys', (await s.request('GET', '/keys', { query: { fingerprint: k.fingerprint_sha256 } })).body],
     ];
     for (const [method, route, url, body] of cases) {
       const spec = responseFor(method, `/api/v4${route}`) as { kind: string; schema: object };

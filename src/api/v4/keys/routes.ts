@@ -7,6 +7,7 @@ import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { createSshKey, deleteSshKey, presentSshKey, type SshKeyRow } from '../../../services/groups/ssh-keys.js';
 import { presentUserBasic } from '../entities/user.js';
+import { presentDeployKey } from '../deploy-keys/routes.js';
 
 const USAGE_TYPES = ['auth', 'signing', 'auth_and_signing'] as const;
 
@@ -80,10 +81,24 @@ export function registerKeyRoutes(app: FastifyInstance): void {
       .selectAll()
       .where((eb) => eb.or([eb('fingerprint', '=', fp), eb('fingerprint_sha256', '=', fp.startsWith('SHA256:') ? fp : `SHA256:${fp}`)]))
       .executeTakeFirst();
-    if (!row) throw notFound();
-    return withUser(c, row);
+    if (row) return withUser(c, row);
+    // GitLab keeps deploy keys in the same table: one found by its fingerprint is Entities::DeployKeyWithUser.
+    const deploy = await c.app.db
+      .selectFrom('deploy_keys')
+      .selectAll()
+      .where((eb) => eb.or([eb('fingerprint', '=', fp), eb('fingerprint_sha256', '=', fp.startsWith('SHA256:') ? fp : `SHA256:${fp}`)]))
+      .executeTakeFirst();
+    if (!deploy) throw notFound();
+    const [owner, links] = await Promise.all([
+      deploy.user_id === null ? undefined : findUserById(c.app.db, deploy.user_id),
+      c.app.db.selectFrom('deploy_keys_projects').selectAll().where('deploy_key_id', '=', deploy.id).orderBy('id').execute(),
+    ]);
+    return Object.assign(presentDeployKey(deploy), {
+      user: owner ? presentUserBasic(owner, c) : null,
+      deploy_keys_projects: links.map((l) => ({ id: l.id, deploy_key_id: l.deploy_key_id, project_id: l.project_id, created_at: l.created_at, updated_at: l.updated_at, can_push: l.can_push === 1 })),
+    });
   });
-  // GET /keys/:id (admin)
+  // GET /keys/:id (admin; users' SSH keys: deploy keys have ids of their own here)
   route(app, 'GET', '/keys/:id', async (c) => {
     c.requireAdmin();
     const id = c.params.int('id');

@@ -61,7 +61,7 @@ import { CiVariable } from './variables.js';
 import { Project, ProjectGroupLink, ProjectOrSimple, UserStarsProject } from './projects.js';
 import { BlameRange, Blob, Branch, ProtectedBranch, ProtectedTag, Commit, CommitNote, CommitRef, Contributor, Tag, Release, ReleaseLink, CommitDetail, CommitListEntry, Compare, Diff, FileCommit, RepositoryFile, TreeItem } from './repository.js';
 import { Application, ApplicationWithSecret, DeployToken, DeployTokenWithToken, ImpersonationToken, ImpersonationTokenWithToken, PersonalAccessToken, PersonalAccessTokenWithToken, ResourceAccessToken, ResourceAccessTokenWithToken } from './tokens.js';
-import { DeployKey, DeployKeysProject, DeployKeyWithProjects } from './deploy-keys.js';
+import { DeployKey, DeployKeysProject, DeployKeyWithProjects, DeployKeyWithUser } from './deploy-keys.js';
 import { AnyUser, CurrentUser, EnterpriseUser, InventorySshKey, Member, SshKey, SshKeyWithUser, UserBasic, UserListEntry, UserWithAdmin } from './users.js';
 
 export type ResponseSpec =
@@ -258,7 +258,7 @@ const API_RESPONSES: Record<string, ResponseSpec> = {
   'GET /users/:id/keys/:key_id': json(SshKey),
   'POST /users/:id/keys': json(SshKey),
   'DELETE /users/:id/keys/:key_id': empty,
-  'GET /keys': json(SshKeyWithUser),
+  'GET /keys': json(ifHas(['deploy_keys_projects'], DeployKeyWithUser, SshKeyWithUser)),
   'GET /keys/:id': json(SshKeyWithUser),
 
   // version/routes.ts
