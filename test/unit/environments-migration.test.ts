@@ -1,10 +1,10 @@
 // Migration 0025 turns the environment names deployments used into environments of their projects,
 // with GitLab's slugs and guessed tiers, and what came before it keeps working.
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { migrateToLatest, migrations } from '../../src/db/migrations/index.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { environmentSlug } from '../../src/services/deployments.js';
+import { migrateBefore } from '../helpers/migrations.js';
 import { createFreshStorage, type FreshStorage } from '../helpers/server.js';
 
 let storage: FreshStorage;
@@ -18,16 +18,7 @@ afterAll(async () => {
 it('backfills environments from deployments', async () => {
   storage = await createFreshStorage('labwright-env-migration-');
   database = createDatabase({ databaseUrl: storage.databaseUrl || null, dataDir: storage.dataDir, readCache: false });
-  const before = migrations.slice(0, migrations.findIndex((m) => m.name === '0025-environments'));
-  const provider: MigrationProvider = {
-    async getMigrations() {
-      const out: Record<string, Migration> = {};
-      for (const m of before) out[m.name] = { up: (db) => m.up({ db, dialect: database.dialect }) };
-      return out;
-    },
-  };
-  const { error } = await new Migrator({ db: database.db, provider }).migrateToLatest();
-  expect(error).toBeUndefined();
+  await migrateBefore(database, '0025-environments');
   const at = '2024-01-01T00:00:00.000Z';
   for (const id of [1, 2]) {
     await database.db.insertInto('projects').values({ id, name: `p${id}`, path: `p${id}`, namespace_id: 1, last_activity_at: at, created_at: at, updated_at: at } as never).execute();

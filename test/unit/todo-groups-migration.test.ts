@@ -1,9 +1,9 @@
 // Migration 0035 lets a to-do belong to a group instead of a project (SQLite makes the table
 // again): the to-dos before it keep their ids, fields and indexes, and new ids follow theirs.
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { migrateToLatest, migrations } from '../../src/db/migrations/index.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { migrateBefore } from '../helpers/migrations.js';
 import { createFreshStorage, type FreshStorage } from '../helpers/server.js';
 
 let storage: FreshStorage;
@@ -17,16 +17,7 @@ afterAll(async () => {
 it('keeps the existing to-dos and takes group to-dos afterwards', async () => {
   storage = await createFreshStorage('labwright-todo-migration-');
   database = createDatabase({ databaseUrl: storage.databaseUrl || null, dataDir: storage.dataDir, readCache: false });
-  const before = migrations.slice(0, migrations.findIndex((m) => m.name === '0035-todo-groups'));
-  const provider: MigrationProvider = {
-    async getMigrations() {
-      const out: Record<string, Migration> = {};
-      for (const m of before) out[m.name] = { up: (db) => m.up({ db, dialect: database.dialect }) };
-      return out;
-    },
-  };
-  const { error } = await new Migrator({ db: database.db, provider }).migrateToLatest();
-  expect(error).toBeUndefined();
+  await migrateBefore(database, '0035-todo-groups');
   const at = '2024-01-01T00:00:00.000Z';
   const old = (id: number, userId: number) => ({ id, user_id: userId, project_id: 7, target_type: 'Issue', target_id: 3, author_id: 1, action: 2, note_id: 9, state: 'pending', resolved_by_action: null, created_at: at, updated_at: at });
   await database.db.insertInto('todos').values([old(5, 1), old(8, 2), old(12, 3)] as never).execute();
