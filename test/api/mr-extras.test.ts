@@ -114,6 +114,26 @@ describe('labels, milestones and deployments APIs', () => {
     expect((await s.request('GET', `/projects/${pid}/labels/${r.body.id}`)).body).toEqual({ message: '404 Label Not Found' });
   });
 
+  it("a project's labels include its groups' (include_ancestor_groups, on by default); writes reach only its own", async () => {
+    const top = await s.request('POST', '/groups', { json: { name: 'Lbl Top', path: 'lbl-top' } });
+    const sub = await s.request('POST', '/groups', { json: { name: 'Lbl Sub', path: 'lbl-sub', parent_id: top.body.id } });
+    const project = await createProject(s, 'lbl-proj', { extra: { namespace_id: sub.body.id } });
+    await s.request('POST', `/groups/${top.body.id}/labels`, { json: { name: 'from-top', color: '#111111' } });
+    await s.request('POST', `/groups/${sub.body.id}/labels`, { json: { name: 'from-sub', color: '#222222' } });
+    await s.request('POST', `/projects/${project.id}/labels`, { json: { name: 'own', color: '#333333' } });
+    const all = await s.request('GET', `/projects/${project.id}/labels`);
+    expect(all.body.map((l: any) => [l.name, l.is_project_label])).toEqual([['from-sub', false], ['from-top', false], ['own', true]]);
+    expect((await s.request('GET', `/projects/${project.id}/labels`, { query: { include_ancestor_groups: false } })).body.map((l: any) => l.name)).toEqual(['own']);
+    expect((await s.request('GET', `/groups/${sub.body.id}/labels`)).body.map((l: any) => l.name)).toEqual(['from-sub', 'from-top']);
+    expect((await s.request('GET', `/groups/${sub.body.id}/labels`, { query: { include_ancestor_groups: false } })).body.map((l: any) => l.name)).toEqual(['from-sub']);
+    expect((await s.request('GET', `/groups/${top.body.id}/labels`)).body.map((l: any) => l.name)).toEqual(['from-top']);
+    const one = await s.request('GET', `/projects/${project.id}/labels/from-top`);
+    expect(one.body).toMatchObject({ name: 'from-top', is_project_label: false });
+    // Updating or deleting through the project reaches its own labels only (GitLab: include_ancestor_groups false).
+    expect((await s.request('PUT', `/projects/${project.id}/labels/from-top`, { json: { color: '#444444' } })).status).toBe(404);
+    expect((await s.request('DELETE', `/projects/${project.id}/labels/from-top`)).status).toBe(404);
+  });
+
   it('milestones: project and group, update, close, merge requests', async () => {
     const g = await s.request('POST', '/groups', { json: { name: 'mg', path: 'mg' } });
     let r = await s.request('POST', `/groups/${g.body.id}/milestones`, { json: { title: 'Q1', start_date: '2030-01-01', due_date: '2030-03-31' } });

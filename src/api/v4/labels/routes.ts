@@ -8,14 +8,15 @@ import { resolveId } from '../../../http/ids.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { nowIso } from '../../../db/database.js';
 import type { LabelsTable } from '../../../db/tables/merge-requests.js';
-import { AccessLevel, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
+import { AccessLevel, ancestorIds, namespaceAccess, visibleWithoutMembership } from '../../../services/access.js';
 import { findProject } from '../../../services/projects/lookup.js';
 import { pathId } from '../../../services/merge-requests/rows.js';
 import { textColor } from '../entities/merge-request.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 
-type Owner = { kind: 'project'; id: number; access: number } | { kind: 'group'; id: number; access: number };
+/** Whose labels: a project or a group, the caller's access, and the groups above it whose labels it sees (itself included for a group). */
+type Owner = { kind: 'project'; id: number; access: number; ancestors: number[] } | { kind: 'group'; id: number; access: number; ancestors: number[] };
 
 const NAMED_COLORS: Record<string, string> = { red: '#FF0000', green: '#008000', blue: '#0000FF', black: '#000000', white: '#FFFFFF', yellow: '#FFFF00', orange: '#FFA500', purple: '#800080', gray: '#808080', grey: '#808080' };
 
@@ -44,7 +45,7 @@ function presentLabel(l: Selectable<LabelsTable>) {
 
 async function projectOwner(c: Ctx): Promise<Owner> {
   const found = await findProject(c, String(c.params.raw.id));
-  return { kind: 'project', id: found.project.id, access: found.access };
+  return { kind: 'project', id: found.project.id, access: found.access, ancestors: found.namespace.kind === 'group' ? ancestorIds(found.namespace) : [] };
 }
 
 async function groupOwner(c: Ctx): Promise<Owner> {
@@ -53,17 +54,26 @@ async function groupOwner(c: Ctx): Promise<Owner> {
   if (!ns) throw notFound('Group');
   const access = c.user?.is_admin ? AccessLevel.OWNER : await namespaceAccess(c.app.db, c.user, ns);
   if (!c.user?.is_admin && !visibleWithoutMembership(ns.visibility, c.user) && access < AccessLevel.GUEST) throw notFound('Group');
-  return { kind: 'group', id: ns.id, access };
+  return { kind: 'group', id: ns.id, access, ancestors: ancestorIds(ns) };
 }
 
-function scoped(c: Ctx, owner: Owner) {
-  const col = owner.kind === 'project' ? 'project_id' : 'group_id';
-  return c.app.db.selectFrom('labels').selectAll().where(col, '=', owner.id);
+/**
+ * The owner's labels; with `ancestors` (GitLab's include_ancestor_groups, its default on reads)
+ * also those of the groups above it, as LabelsFinder's available labels.
+ */
+function scoped(c: Ctx, owner: Owner, opts: { ancestors?: boolean } = {}) {
+  const q = c.app.db.selectFrom('labels').selectAll();
+  const groups = opts.ancestors ? owner.ancestors.filter((id) => owner.kind === 'project' || id !== owner.id) : [];
+  if (owner.kind === 'project') {
+    return q.where((eb) => eb.or([eb('project_id', '=', owner.id), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]));
+  }
+  return q.where('group_id', 'in', [owner.id, ...groups]);
 }
 
-async function findLabel(c: Ctx, owner: Owner) {
+/** A label by id or title: reads see the groups' labels above too, writes only the owner's own (GitLab's find_label). */
+async function findLabel(c: Ctx, owner: Owner, opts: { ancestors?: boolean } = {}) {
   const raw = String(c.params.raw.label_id ?? '');
-  let q = scoped(c, owner);
+  let q = scoped(c, owner, opts);
   q = /^\d+$/.test(raw) ? q.where('id', '=', pathId(raw)) : q.where('title', '=', raw);
   const label = await q.executeTakeFirst();
   if (!label) throw notFound('Label');
@@ -79,7 +89,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
   // GET /projects/:id/labels, GET /groups/:id/labels
   route(app, 'GET', `${prefix}/labels`, async function listLabels(c) {
     const owner = await ownerOf(c);
-    let q = scoped(c, owner);
+    let q = scoped(c, owner, { ancestors: c.params.bool('include_ancestor_groups') ?? true });
     const search = c.params.string('search');
     if (search) q = q.where(containsCi('title_lower', search));
     const rows = await paginateOffset(c, q.orderBy('title').orderBy('id'));
@@ -88,7 +98,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
 
   // GET /projects/:id/labels/:label_id
   route(app, 'GET', `${prefix}/labels/:label_id`, async function getLabel(c) {
-    return presentLabel(await findLabel(c, await ownerOf(c)));
+    return presentLabel(await findLabel(c, await ownerOf(c), { ancestors: c.params.bool('include_ancestor_groups') ?? true }));
   });
 
   // POST /projects/:id/labels
