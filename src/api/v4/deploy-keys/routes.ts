@@ -3,7 +3,6 @@
 // keys of the projects two users both maintain. Labwright has no SSH server: the keys are stored
 // and managed here and open nothing.
 import type { FastifyInstance } from 'fastify';
-import { findUserById, findUserByUsername, type UserRow } from '../../../db/repositories/users.js';
 import { ApiError, forbidden, notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
@@ -32,6 +31,7 @@ import { findProject, fullName, fullPath, type FoundProject } from '../../../ser
 import { rubyStrip } from '../../../services/ruby-text.js';
 import { presentSshKey } from '../../../services/groups/ssh-keys.js';
 import { integerPathParam, pathParam } from '../repository/common.js';
+import { userParam } from '../projects/stars.js';
 
 /** Entities::ProjectIdentity. */
 function presentProjectIdentity(p: KeyProject) {
@@ -93,13 +93,6 @@ function keyInput(c: Ctx): DeployKeyInput {
 }
 
 const deployKeyNotFound = () => notFound('Deploy key');
-
-async function targetUser(c: Ctx): Promise<UserRow> {
-  const raw = pathParam(c, 'id');
-  const user = /^\d+$/.test(raw) ? await findUserById(c.app.db, Number(raw)) : await findUserByUsername(c.app.db, raw);
-  if (!user) throw notFound('User');
-  return user;
-}
 
 /** The validation error of a key whose fingerprint another key holds. */
 function fingerprintTakenError(err: unknown): boolean {
@@ -213,7 +206,7 @@ export function registerDeployKeyRoutes(app: FastifyInstance): void {
   // GET /users/:id/project_deploy_keys: the keys of the projects the caller and the user both maintain.
   route(app, 'GET', '/users/:id/project_deploy_keys', async function listUserProjectDeployKeys(c) {
     const caller = c.requireUser();
-    const target = await targetUser(c);
+    const target = await userParam(c, 'id');
     const query = await commonProjectDeployKeys(c.app.db, caller, target);
     if (!query) throw forbidden('No common authorized project found');
     const rows = await paginateOffset(c, query);

@@ -1,22 +1,16 @@
 // SSH keys: /user/keys, /users/:id/keys (public list; admins add and delete), /keys/:id and
 // /keys?fingerprint= (admins).
 import type { FastifyInstance } from 'fastify';
-import { findUserById, findUserByUsername, type UserRow } from '../../../db/repositories/users.js';
+import { findUserById } from '../../../db/repositories/users.js';
 import { notFound } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { route, type Ctx } from '../../../http/route.js';
 import { createSshKey, deleteSshKey, presentSshKey, type SshKeyRow } from '../../../services/groups/ssh-keys.js';
 import { presentUserBasic } from '../entities/user.js';
 import { presentDeployKey } from '../deploy-keys/routes.js';
+import { userParam } from '../projects/stars.js';
 
 const USAGE_TYPES = ['auth', 'signing', 'auth_and_signing'] as const;
-
-async function targetUser(c: Ctx): Promise<UserRow> {
-  const raw = String(c.params.raw.id ?? '');
-  const u = /^\d+$/.test(raw) ? await findUserById(c.app.db, Number(raw)) : await findUserByUsername(c.app.db, raw);
-  if (!u) throw notFound('User');
-  return u;
-}
 
 function readKey(c: Ctx) {
   return {
@@ -56,19 +50,19 @@ export function registerKeyRoutes(app: FastifyInstance): void {
     return undefined;
   });
   // GET /users/:id/keys (public)
-  route(app, 'GET', '/users/:id/keys', async (c) => listKeys(c, (await targetUser(c)).id), { extraScopes: ['read_user'] });
+  route(app, 'GET', '/users/:id/keys', async (c) => listKeys(c, (await userParam(c, 'id')).id), { extraScopes: ['read_user'] });
   // GET /users/:id/keys/:key_id
-  route(app, 'GET', '/users/:id/keys/:key_id', async (c) => presentSshKey(await keyOf(c, (await targetUser(c)).id)), { extraScopes: ['read_user'] });
+  route(app, 'GET', '/users/:id/keys/:key_id', async (c) => presentSshKey(await keyOf(c, (await userParam(c, 'id')).id)), { extraScopes: ['read_user'] });
   // POST /users/:id/keys (admin)
   route(app, 'POST', '/users/:id/keys', async (c) => {
     const admin = c.requireAdmin();
-    const target = await targetUser(c);
+    const target = await userParam(c, 'id');
     return presentSshKey(await createSshKey(c.app, target.id, readKey(c), admin));
   });
   // DELETE /users/:id/keys/:key_id (admin)
   route(app, 'DELETE', '/users/:id/keys/:key_id', async (c) => {
     const admin = c.requireAdmin();
-    const target = await targetUser(c);
+    const target = await userParam(c, 'id');
     await deleteSshKey(c.app, await keyOf(c, target.id), admin);
     return undefined;
   });
@@ -76,17 +70,19 @@ export function registerKeyRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/keys', async (c) => {
     c.requireAdmin();
     const fp = c.params.string('fingerprint', { required: true })!;
+    // An MD5 fingerprint as it is shown, or a SHA256 one with or without its prefix.
+    const sha256 = fp.startsWith('SHA256:') ? fp : `SHA256:${fp}`;
     const row = await c.app.db
       .selectFrom('ssh_keys')
       .selectAll()
-      .where((eb) => eb.or([eb('fingerprint', '=', fp), eb('fingerprint_sha256', '=', fp.startsWith('SHA256:') ? fp : `SHA256:${fp}`)]))
+      .where((eb) => eb.or([eb('fingerprint', '=', fp), eb('fingerprint_sha256', '=', sha256)]))
       .executeTakeFirst();
     if (row) return withUser(c, row);
     // GitLab keeps deploy keys in the same table: one found by its fingerprint is Entities::DeployKeyWithUser.
     const deploy = await c.app.db
       .selectFrom('deploy_keys')
       .selectAll()
-      .where((eb) => eb.or([eb('fingerprint', '=', fp), eb('fingerprint_sha256', '=', fp.startsWith('SHA256:') ? fp : `SHA256:${fp}`)]))
+      .where((eb) => eb.or([eb('fingerprint', '=', fp), eb('fingerprint_sha256', '=', sha256)]))
       .executeTakeFirst();
     if (!deploy) throw notFound();
     const [owner, links] = await Promise.all([

@@ -1,5 +1,7 @@
 // Personal access tokens: admin creation for a user, self creation, listing, get, revoke, rotate.
 import type { FastifyInstance } from 'fastify';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../../db/types.js';
 import { findUserById } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
 import { badRequest, notFound, paramError, unauthorized } from '../../../http/errors.js';
@@ -46,6 +48,16 @@ async function loadToken(c: Ctx): Promise<PatRow> {
   return row;
 }
 
+type TokenQuery = SelectQueryBuilder<DB, 'personal_access_tokens', Selectable<DB['personal_access_tokens']>>;
+
+/** Tokens `active` (not revoked, not expired) or `inactive`; any other state (`all`, none) leaves the query as it is. */
+function inState(q: TokenQuery, state: string | undefined): TokenQuery {
+  const today = todayUtc();
+  if (state === 'active') return q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]));
+  if (state === 'inactive') return q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', today)]));
+  return q;
+}
+
 /** The user of `:user_id` for an administrator (404 `User Not Found`). */
 async function targetUser(c: Ctx) {
   c.requireAdmin();
@@ -72,10 +84,7 @@ export function registerPersonalAccessTokenRoutes(app: FastifyInstance): void {
   route(app, 'GET', '/users/:user_id/impersonation_tokens', async (c) => {
     const target = await targetUser(c);
     const state = c.params.enum('state', ['all', 'active', 'inactive'] as const) ?? 'all';
-    let q = c.app.db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', target.id).where('impersonation', '=', 1);
-    const today = todayUtc();
-    if (state === 'active') q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]));
-    else if (state === 'inactive') q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', today)]));
+    const q = inState(c.app.db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', target.id).where('impersonation', '=', 1), state);
     const rows = await paginateOffset(c, q.orderBy('id', 'asc'));
     return rows.map(presentImpersonationToken);
   });
@@ -131,13 +140,7 @@ export function registerPersonalAccessTokenRoutes(app: FastifyInstance): void {
     }
     const revoked = p.bool('revoked');
     if (revoked !== undefined) q = q.where('revoked', '=', revoked ? 1 : 0);
-    const state = p.enum('state', ['active', 'inactive'] as const);
-    const today = todayUtc();
-    if (state === 'active') {
-      q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]));
-    } else if (state === 'inactive') {
-      q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', today)]));
-    }
+    q = inState(q, p.enum('state', ['active', 'inactive'] as const));
     const bounds: Array<[string, 'created_at' | 'last_used_at', '>=' | '<=']> = [
       ['created_after', 'created_at', '>='],
       ['created_before', 'created_at', '<='],

@@ -120,14 +120,10 @@ export function registerUploadRoutes(app: FastifyInstance): void {
 // read the project (a signed-in browser by its session; tokens as on the API); 404 for everyone
 // else, as GitLab's Banzai::UploadsController. Images, video, audio and PDFs inline.
 async function webUpload(c: Ctx) {
-  return sendWebUpload(c, pathParam(c, 'id'));
-}
-
-async function sendWebUpload(c: Ctx, projectRef: string) {
   if (!c.user) c.user = (await currentSession(c.app, c.req))?.user ?? null;
   let p: FoundProject;
   try {
-    p = await findProject(c, projectRef);
+    p = await findProject(c, pathParam(c, 'id'));
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 403 || err.status === 401)) throw notFound();
     throw err;
