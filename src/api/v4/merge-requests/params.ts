@@ -1,7 +1,7 @@
 // Parameter parsing for the merge request endpoints: Grape's declarations of
 // merge_requests_helpers.rb (types, enums, mutually exclusive pairs) as typed readers.
 import type { Ctx } from '../../../http/route.js';
-import { missingAttributes, paramError } from '../../../http/errors.js';
+import { paramError } from '../../../http/errors.js';
 import type { ParamHash } from '../../../http/params.js';
 import { Params } from '../../../http/params.js';
 import { MAX_LABELS, splitLabels } from '../../../services/merge-requests/attributes.js';
@@ -190,8 +190,7 @@ export function parseAttributes(c: Ctx): MrAttributes {
 /** Every required parameter is checked first; the first missing one is named (spec document 1 §7.2). */
 export function parseCreate(c: Ctx): CreateInput {
   const p = c.params;
-  const missing = ['source_branch', 'target_branch', 'title'].filter((n) => !p.has(n) || p.raw[n] === null);
-  if (missing.length) throw missingAttributes(missing);
+  p.requireAll(['source_branch', 'target_branch', 'title']);
   const source = p.string('source_branch', { allowBlank: false })!;
   const target = p.string('target_branch', { allowBlank: false })!;
   const attrs = parseAttributes(c);

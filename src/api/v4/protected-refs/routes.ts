@@ -22,7 +22,7 @@ import {
   type RuleChanges,
 } from '../../../services/repository/protected-refs-write.js';
 import { presentProtectedBranch, presentProtectedTag } from '../entities/protected-ref.js';
-import { pathParam, requireParams } from '../repository/common.js';
+import { pathParam } from '../repository/common.js';
 
 /**
  * Longest rule name accepted. GITLAB-COMPAT: GitLab sets no limit; no branch or tag longer than
@@ -85,7 +85,7 @@ async function insertRule(c: Ctx, found: FoundProject, rule: NewRule, taken: () 
 
 /** The rule's `name`: 400 when missing, the model's 422 when blank or too long. */
 function nameParam(c: Ctx): string {
-  requireParams(c, ['name']);
+  c.params.requireAll(['name']);
   const name = c.params.string('name')!;
   if (name.trim() === '') throw apiError(422, ["Name can't be blank"]);
   // GITLAB-COMPAT: no ref name holds a control character, so a rule with one could never match.

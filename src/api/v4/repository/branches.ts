@@ -14,7 +14,7 @@ import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/
 import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
 import { mergedBranches } from '../../../services/repository/queries.js';
 import { presentBranch } from '../entities/branch.js';
-import { actorFor, branchContext, pathParam, requireParams } from './common.js';
+import { actorFor, branchContext, pathParam } from './common.js';
 
 /** GitLab's branch search: `^x` prefix, `x$` suffix, otherwise substring; case-insensitive. */
 export function matchesSearch(name: string, search: string): boolean {
@@ -71,7 +71,7 @@ async function branchExists(c: Ctx) {
 
 // POST /projects/:id/repository/branches
 async function createBranch(c: Ctx) {
-  requireParams(c, ['branch', 'ref']);
+  c.params.requireAll(['branch', 'ref']);
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const name = c.params.string('branch')!;
   const ref = c.params.string('ref')!;

@@ -15,7 +15,7 @@ import { commitPeople } from '../../../services/repository/identity.js';
 import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
 import { commitDiff, commitStats, commitStatsBatch } from '../../../services/repository/queries.js';
 import { presentCommit, presentCommitDetail, presentDiff } from '../entities/commit.js';
-import { pathParam, requireParams, requiredString } from './common.js';
+import { pathParam, requiredString } from './common.js';
 
 const ACTIONS = ['create', 'delete', 'move', 'update', 'chmod'] as const;
 
@@ -159,7 +159,7 @@ function parseAction(raw: ParamValue, i: number): ActionInput {
 
 // POST /projects/:id/repository/commits
 async function createCommit(c: Ctx) {
-  requireParams(c, ['branch', 'commit_message', 'actions']);
+  c.params.requireAll(['branch', 'commit_message', 'actions']);
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const branch = requiredString(c, 'branch');
   const message = requiredString(c, 'commit_message');

@@ -1,6 +1,6 @@
 // Helpers shared by the repository routes: Grape-worded required parameters, path parameters that
 // arrive URL-decoded, and the context branch and commit presenters need.
-import { missingAttributes, paramError } from '../../../http/errors.js';
+import { paramError } from '../../../http/errors.js';
 import { MAX_DB_INT } from '../../../http/params.js';
 import type { Ctx } from '../../../http/route.js';
 import type { ProjectRepo } from '../../../services/repository/project-repo.js';
@@ -8,15 +8,9 @@ import { mergedBranches } from '../../../services/repository/queries.js';
 import { loadBranchRules, refActor, type RefActor } from '../../../services/repository/protected-refs.js';
 import type { BranchPresentCtx } from '../entities/branch.js';
 
-/** Grape's `requires`, answered as spec document 1 §7.2 says: `400 Bad request - "a" not given`. */
-export function requireParams(c: Ctx, names: string[]): void {
-  const missing = names.filter((n) => !c.params.has(n) || c.params.raw[n] === null);
-  if (missing.length) throw missingAttributes(missing);
-}
-
 /** A required, non-blank string parameter (`"x" not given` / `{"error":"x is empty"}`). */
 export function requiredString(c: Ctx, name: string): string {
-  requireParams(c, [name]);
+  c.params.requireAll([name]);
   return c.params.string(name, { allowBlank: false })!;
 }
 

@@ -7,11 +7,11 @@ import { isGitError } from '../../../git/index.js';
 import { isSafeRevision } from '../../../git/refname.js';
 import { readableRepo } from '../../../services/repository/project-repo.js';
 import { presentCommit, presentDiff } from '../entities/commit.js';
-import { pathParam, requireParams } from './common.js';
+import { pathParam } from './common.js';
 
 // GET /projects/:id/repository/compare
 async function compare(c: Ctx) {
-  requireParams(c, ['from', 'to']);
+  c.params.requireAll(['from', 'to']);
   const from = c.params.string('from')!;
   const to = c.params.string('to')!;
   const straight = c.params.bool('straight') ?? false;

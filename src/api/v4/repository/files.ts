@@ -13,7 +13,7 @@ import { commitActions, type ActionInput } from '../../../services/repository/co
 import { defaultRef } from '../../../services/repository/default-branch.js';
 import { commitPeople } from '../../../services/repository/identity.js';
 import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/repository/project-repo.js';
-import { pathParam, requireParams, requiredString } from './common.js';
+import { pathParam, requiredString } from './common.js';
 
 const STALE_FILE = 'You are attempting to update a file that has changed since you started editing it.';
 
@@ -66,7 +66,7 @@ function setFileHeaders(c: Ctx, f: FileData): void {
 }
 
 async function readFileFor(c: Ctx, refRequired: boolean): Promise<FileData> {
-  if (refRequired) requireParams(c, ['ref']);
+  if (refRequired) c.params.requireAll(['ref']);
   const pr = await readableRepo(c, pathParam(c, 'id'));
   const path = filePathParam(c);
   const ref = c.params.string('ref') || (await defaultRef(pr.repo, pr.project.default_branch));
@@ -227,7 +227,7 @@ function contentParam(c: Ctx): Buffer {
 }
 
 async function commitOneFile(c: Ctx, action: ActionInput['action'], required: string[]) {
-  requireParams(c, required);
+  c.params.requireAll(required);
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const path = filePathParam(c);
   const branch = requiredString(c, 'branch');

@@ -13,7 +13,7 @@ import { readableRepo, writableRepo, type ProjectRepo } from '../../../services/
 import { notifyRefChanges } from '../../../services/repository/ref-hooks.js';
 import { commitPeople } from '../../../services/repository/identity.js';
 import { presentTag } from '../entities/tag.js';
-import { pathParam, requireParams } from './common.js';
+import { pathParam } from './common.js';
 import { matchesSearch } from './branches.js';
 import type { UserRow } from '../../../db/repositories/users.js';
 import { deleteReleaseOfTag, releasesOfTags } from '../../../services/releases.js';
@@ -110,7 +110,7 @@ export async function makeTag(c: Ctx, pr: ProjectRepo, user: UserRow, name: stri
 
 // POST /projects/:id/repository/tags
 async function createTag(c: Ctx) {
-  requireParams(c, ['tag_name', 'ref']);
+  c.params.requireAll(['tag_name', 'ref']);
   const pr = await writableRepo(c, pathParam(c, 'id'));
   const user = c.requireUser();
   const created = await makeTag(c, pr, user, c.params.string('tag_name')!, c.params.string('ref')!, c.params.string('message'));

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { findUserRefsByIds, USER_REF_COLUMNS } from '../../../db/repositories/users.js';
 import { containsCi } from '../../../db/sql-helpers.js';
-import { apiError, missingAttributes, notFound, paramError } from '../../../http/errors.js';
+import { apiError, notFound, paramError } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateArray, paginateOffset, readPage } from '../../../http/pagination.js';
 import { presentSnippets, readableSnippets } from '../snippets/routes.js';
@@ -46,8 +46,7 @@ type Where =
 
 /** The shared parameters: `search` and `scope` required (the first missing one is named). */
 function readParams(c: Ctx, scopes: readonly string[]) {
-  const missing = ['search', 'scope'].filter((n) => !c.params.has(n) || c.params.raw[n] === null);
-  if (missing.length) throw missingAttributes(missing);
+  c.params.requireAll(['search', 'scope']);
   const search = c.params.string('search')!;
   const scope = c.params.enum('scope', scopes)!;
   const state = c.params.enum('state', STATES);

@@ -3,7 +3,7 @@
 // instance variables for administrators. Labwright runs no jobs: the variables are kept (values
 // encrypted) and served to the tools that manage them.
 import type { FastifyInstance } from 'fastify';
-import { apiError, forbidden, missingAttributes, paramError } from '../../../http/errors.js';
+import { apiError, forbidden, paramError } from '../../../http/errors.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { refuseIfModifiedSince, route, type Ctx } from '../../../http/route.js';
 import type { Kysely } from 'kysely';
@@ -86,8 +86,7 @@ function scopeFilter(c: Ctx): string | undefined {
 /** The attributes of a create or update as Grape declares and coerces them. */
 function readInput(c: Ctx, owner: VariableOwner, creating: boolean): VariableInput {
   if (creating) {
-    const missing = ['key', 'value'].filter((n) => !c.params.has(n) || c.params.raw[n] === null);
-    if (missing.length) throw missingAttributes(missing);
+    c.params.requireAll(['key', 'value']);
   }
   const input: VariableInput = {
     key: c.params.string('key'),
