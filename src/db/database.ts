@@ -358,6 +358,8 @@ class TwoConnectionSqliteDriver {
     const wait = this.lock.lock();
     if (wait) await wait;
     try {
+      // Before the statement commits (see commitTransaction).
+      this.endRead();
       return fn();
     } finally {
       this.writeEpoch++;
@@ -379,6 +381,13 @@ class TwoConnectionSqliteDriver {
   }
 
   async commitTransaction(handle: SqliteHandle): Promise<void> {
+    // The read snapshot ends before the commit, not after: the commit runs SQLite's automatic
+    // checkpoint, which can copy into the database file only the pages no open snapshot still
+    // needs, and the WAL starts over from its beginning only once every page has been copied. With
+    // the snapshot of the same turn still open, the pages of the transaction being committed were
+    // never copied while reads kept coming, and the WAL grew without bound (460 MB after 16,000
+    // merge request creations under a mixed load), every commit slower than the one before.
+    this.endRead();
     // A failed commit leaves the transaction open: Kysely rolls back next, which releases the lock.
     this.writer.prepare('commit').run();
     handle.inTransaction = false;
