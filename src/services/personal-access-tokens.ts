@@ -33,7 +33,8 @@ let today = { until: 0, value: '' };
  */
 export function todayUtc(): string {
   const now = Date.now();
-  if (now >= today.until) today = { until: now - (now % 1000) + 1000, value: new Date(now).toISOString().slice(0, 10) };
+  // Kept for the rest of the second; a clock set back (or a test's fake one) is followed at once.
+  if (now >= today.until || now < today.until - 1000) today = { until: now - (now % 1000) + 1000, value: new Date(now).toISOString().slice(0, 10) };
   return today.value;
 }
 
