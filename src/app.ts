@@ -15,6 +15,8 @@ import { ApiError, OAuthError } from './http/errors.js';
 import { hasNullByte, nestFields, parseNested, rawHasNullByte } from './http/params.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
+import { WorkerRefresher } from './http/refresher.js';
+import { branchesStillAt } from './services/merge-requests/git-ops.js';
 import { sendInBurst } from './http/write-burst.js';
 import { extraModules } from './modules.js';
 
@@ -23,6 +25,11 @@ export interface BuildOptions {
   database?: Database;
   /** Fastify logger setting; defaults to the configured level. */
   logger?: boolean | object;
+  /**
+   * The response refresher's app (a worker thread, http/refresher.ts): the same routes on a
+   * read-only database, no store of its own, nothing run at start-up (the server's app did it).
+   */
+  refresher?: boolean;
 }
 
 const SECRET_PARAMS = new Set([
@@ -101,7 +108,11 @@ function noRouteSchemas(): never {
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance & { lw: AppContext }> {
-  const database = opts.database ?? createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, readCache: config.readCache });
+  const refresher = opts.refresher === true;
+  // The refresher reads PostgreSQL in pinned snapshots, which a cache of results from other moments would defeat.
+  const database =
+    opts.database ??
+    createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, readCache: config.readCache && !(refresher && config.databaseUrl), readOnly: refresher });
   const reposDir = join(config.dataDir, 'repositories');
   mkdirSync(reposDir, { recursive: true });
 
@@ -127,9 +138,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   } as never) as unknown as FastifyInstance;
 
-  const rateLimiter = await createRateLimiter(config.rateLimit, config.redisUrl);
-  const responses = config.responseCache ? new ResponseCache(database) : null;
+  const rateLimiter = await createRateLimiter(config.rateLimit, refresher ? null : config.redisUrl);
+  const worker = config.responseCache && !refresher && config.responseRefresh !== 'off' ? new WorkerRefresher(config, app.log, config.responseRefresh) : null;
+  const responses = config.responseCache && !refresher ? new ResponseCache(database, { refresher: worker, checkBranches: (branches) => () => branchesStillAt(branches) }) : null;
   const ctx: AppContext = { config, database, db: database.db, rateLimiter, responses, reposDir, log: app.log, onClose: [], routes: [], lastBase: null };
+  if (refresher) ctx.refresh = { made: new Map() };
+  if (worker) {
+    ctx.refresher = worker;
+    ctx.onClose.push(() => worker.close());
+  }
   app.decorate('lw', ctx);
   // printRoutes loses the static part before a wildcard (`/:tag/downloads/*` prints as `/:tag*`).
   app.addHook('onRoute', function recordRoute(r) {
@@ -203,7 +220,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       reply.header('X-Content-Type-Options', 'nosniff');
       reply.header('Cache-Control', reply.getHeader('cache-control') ?? 'max-age=0, private, must-revalidate');
     }
-    sendInBurst(req, done, payload);
+    // Nothing but a response from the store as it is may tell of a write the store does not show
+    // yet: the others wait for the refresh round (http/response-cache.ts, covered).
+    const wait = responses && !req.lwFromStore ? responses.covered() : null;
+    if (wait) wait.then(() => sendInBurst(req, done, payload));
+    else sendInBurst(req, done, payload);
   });
 
   app.setErrorHandler(errorHandler);
@@ -227,12 +248,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   for (const mod of extraModules) await mod(app);
 
   app.addHook('onClose', async () => {
+    // LABWRIGHT_QUERY_STATS=1 (profiling): what the response store did, beside the SQL statistics.
+    if (process.env.LABWRIGHT_QUERY_STATS && responses) process.stderr.write(`[responses] ${JSON.stringify(responses.stats())}\n`);
     for (const fn of ctx.onClose) await fn();
     await rateLimiter.close();
     if (!opts.database) await database.close();
   });
 
-  await migrateToLatest(database);
-  await bootstrap(ctx);
+  if (!refresher) {
+    await migrateToLatest(database);
+    await bootstrap(ctx);
+  }
   return app as FastifyInstance & { lw: AppContext };
 }

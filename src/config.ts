@@ -30,6 +30,13 @@ export interface Config {
    * data they were made from (LABWRIGHT_RESPONSE_CACHE; nothing is kept with the read cache off).
    */
   responseCache: boolean;
+  /**
+   * After this process's writes, make the kept responses read lately again in a worker thread
+   * before the writes are acknowledged, instead of emptying the store
+   * (LABWRIGHT_RESPONSE_REFRESH: `true`, the worker starting once it would be of use; `eager`,
+   * at start; `false`, never).
+   */
+  responseRefresh: 'on' | 'eager' | 'off';
   externalUrl: string | null;
   initialRootPassword: string | null;
   initialRootToken: string | null;
@@ -147,5 +154,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     readCache: (databaseUrl ? postgresReadCache : sqliteReadCache) === 'true',
     responseCache: oneOf(env, 'LABWRIGHT_RESPONSE_CACHE', ['true', 'false'] as const, 'true') === 'true',
+    responseRefresh: ({ true: 'on', eager: 'eager', false: 'off' } as const)[oneOf(env, 'LABWRIGHT_RESPONSE_REFRESH', ['true', 'eager', 'false'] as const, 'true')],
   };
 }

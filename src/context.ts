@@ -5,7 +5,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/types.js';
 import type { RateLimiter } from './http/rate-limit.js';
-import type { ResponseCache } from './http/response-cache.js';
+import type { CachedResponse, ResponseCache } from './http/response-cache.js';
+import type { WorkerRefresher } from './http/refresher.js';
 
 export interface AppContext {
   config: Config;
@@ -23,6 +24,13 @@ export interface AppContext {
   routes: Array<{ method: string; url: string }>;
   /** The base URL of the latest request without LABWRIGHT_EXTERNAL_URL (instanceBase). */
   lastBase: string | null;
+  /**
+   * Set in the response refresher's own app only (a worker thread, http/refresher.ts): the
+   * responses its routes made for a refresh round, by the round's request number.
+   */
+  refresh?: { made: Map<number, { response: CachedResponse; base: string }> };
+  /** The server's response refresher (http/refresher.ts), when refresh rounds are on. */
+  refresher?: WorkerRefresher;
 }
 
 /** The instance's own URL for work done outside a request: the external URL, else the latest request's. */

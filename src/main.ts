@@ -12,6 +12,7 @@ import { createUser } from './services/users.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import type { AppContext } from './context.js';
 import { join } from 'node:path';
+import { isRefresherThread, runRefresherWorker } from './refresher-worker.js';
 
 const USAGE = `usage:
   labwright serve                      start the server (default)
@@ -124,7 +125,15 @@ function errorText(err: Error & { body?: { message?: unknown; error?: unknown } 
   return typeof m === 'string' ? m : JSON.stringify(m);
 }
 
-main(process.argv.slice(2)).catch((err: Error) => {
-  console.error(`labwright: ${errorText(err)}`);
-  process.exit(1);
-});
+if (isRefresherThread()) {
+  // The bundle (npm run build) is also the response refresher's entry (http/refresher.ts).
+  runRefresherWorker().catch((err: unknown) => {
+    console.error('labwright: the response refresher could not start:', err);
+    process.exit(1);
+  });
+} else {
+  main(process.argv.slice(2)).catch((err: Error) => {
+    console.error(`labwright: ${errorText(err)}`);
+    process.exit(1);
+  });
+}

@@ -5,8 +5,9 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { join } from 'node:path';
 import { AUTH_CHANGES_CHANNEL, ChangeNotices, DATA_CHANGES_CHANNEL } from './change-notices.js';
-import { CachingPostgresDriver } from './postgres-driver.js';
+import { CachingPostgresDriver, MAX_AGE_MS } from './postgres-driver.js';
 import { paramsKey, ResultStore } from './read-cache.js';
+import { WalSync } from './wal-sync.js';
 import type { DB } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -37,6 +38,12 @@ export interface Database {
    */
   writeEpoch(): number;
   /**
+   * Null when every commit of this process up to write epoch `epoch` is on disk; otherwise a promise
+   * that resolves when it is (SQLite syncs its log after the commit, off the event loop: WalSync).
+   * A response that may show a commit waits for this before it is sent.
+   */
+  whenDurable(epoch: number): Promise<void> | null;
+  /**
    * A number that changes whenever any process may have changed the rows authentication reads
    * (users, personal and OAuth access tokens), or null when this process cannot tell. SQLite: the
    * read snapshot's `data_version` (it changes with every commit by another connection, this
@@ -52,8 +59,35 @@ export interface Database {
    * derived from reads made while it stayed the same may be kept as long as it stays the same.
    */
   readGeneration(): number | null;
+  /**
+   * A number that changes whenever a process other than this one may have committed a change, or
+   * null when this process cannot tell: on SQLite the writer connection's `data_version` (it changes
+   * with every commit of any other connection, never with the writer's own); on PostgreSQL the
+   * count of change notices from other processes (null while the listening connection is down).
+   * With `writeEpoch`, it tells this process's own changes from everybody else's.
+   */
+  externalChanges(): number | null;
+  /**
+   * Runs `fn` with every read outside a transaction seeing one snapshot of the database, from its
+   * first read until `fn` settles (the response refresher makes a batch of responses from one
+   * state). On SQLite the read transaction of the read connection stays open; on PostgreSQL the
+   * reads go through one connection in a REPEATABLE READ, READ ONLY transaction.
+   */
+  pinRead<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * SQLite: copies what it can of the write-ahead log into the database file now (a passive
+   * checkpoint, from the read connection, outside any snapshot); the response refresher runs it
+   * after each batch, off the server's thread. A no-op on PostgreSQL.
+   */
+  checkpoint(): void;
   /** With the read cache on: what it holds (estimated bytes); otherwise null. */
   readCacheStats(): { entries: number; bytes: number } | null;
+  /**
+   * PostgreSQL: the longest a kept read result is used, whatever the notices say (MAX_AGE_MS);
+   * what is derived from kept results is bounded by it too. Null on SQLite (its data_version sees
+   * every change).
+   */
+  readonly maxAgeMs: number | null;
   /** Tells the connections that a migration changed the schema (SQLite: see schemaChanged of its driver). */
   schemaChanged?(): void;
   /** Asks the database something trivial (readiness probes): not counted as a write; on PostgreSQL never from the cache. */
@@ -142,6 +176,11 @@ interface QueryResultLike {
   insertId?: bigint;
 }
 
+/** Resolves at the next turn of the event loop, once the I/O that came meanwhile (requests) was handled. */
+export function giveWay(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The statements each connection keeps by SQL text (openSqlite). */
 const statementCaches = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
 
@@ -215,7 +254,11 @@ class SqliteHandle {
 
   executeQuery(query: CompiledQuery): Promise<QueryResultLike> {
     const d = this.driver;
-    if (this.inTransaction) return Promise.resolve(runOn(d.writer, query));
+    // A transaction's statements each wait for a turn of the event loop first: the statements
+    // themselves run synchronously, so without it a whole transaction (with the work between its
+    // statements) was one task, and every request that came meanwhile, the cheapest read included,
+    // waited for all of it (a merge request creation: 1.8 ms of statements, then the commit).
+    if (this.inTransaction) return giveWay().then(() => runOn(d.writer, query));
     const readStmt = d.reader.prepare(query.sql);
     if (readStmt.readonly) return Promise.resolve({ rows: d.readRows(readStmt, query.parameters as unknown[]) });
     return d.withWriteLock(() => runOn(d.writer, query));
@@ -239,12 +282,16 @@ class TwoConnectionSqliteDriver {
   private reading = false;
   /** Bumped after every write and commit (Database.writeEpoch). */
   writeEpoch = 0;
-  private readonly endReadSoon = () => this.endRead();
+  private readonly endReadSoon = () => {
+    if (this.pins === 0) this.endRead();
+  };
 
   constructor(
     readonly writer: BetterSqlite3.Database,
     readonly reader: BetterSqlite3.Database,
     readCache: boolean,
+    /** Syncs the log after commits (null: read-only, or the writer syncs inside COMMIT). */
+    readonly walSync: WalSync | null,
   ) {
     this.results = readCache ? new ResultStore() : null;
   }
@@ -292,6 +339,38 @@ class TwoConnectionSqliteDriver {
   /** `data_version` of the open read snapshot (NaN when none could be opened: matches nothing). */
   private version = Number.NaN;
   private dataVersionStmt: BetterSqlite3.Statement | null = null;
+
+  /** Open pinRead calls: while any is, the read snapshot outlives the turn. */
+  private pins = 0;
+  private externalVersionStmt: BetterSqlite3.Statement | null = null;
+
+  /** `PRAGMA data_version` of the writer connection: it changes only with other connections' commits. */
+  externalVersion(): number {
+    this.externalVersionStmt ??= this.writer.prepare('pragma data_version').pluck();
+    return this.externalVersionStmt.get() as number;
+  }
+
+  /**
+   * A passive checkpoint on the read connection. A refresher's snapshot is held for a whole batch,
+   * and batches follow each other while writes come: the writer's automatic checkpoint then seldom
+   * finds the log free to copy entirely, and the log would grow (see commitTransaction). Between
+   * batches, when the refresher holds no snapshot, this copies it and lets the writer start it over.
+   */
+  checkpoint(): void {
+    if (this.pins > 0) return;
+    this.endRead();
+    this.reader.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  async pinRead<T>(fn: () => Promise<T>): Promise<T> {
+    this.pins++;
+    try {
+      this.beginRead();
+      return await fn();
+    } finally {
+      if (--this.pins === 0) this.endRead();
+    }
+  }
 
   private beginRead(): void {
     // A snapshot SQLite ended by itself (after an error) counts as none.
@@ -357,15 +436,24 @@ class TwoConnectionSqliteDriver {
   async withWriteLock<T>(fn: () => T): Promise<T> {
     const wait = this.lock.lock();
     if (wait) await wait;
+    let result: T;
     try {
       // Before the statement commits (see commitTransaction).
       this.endRead();
-      return fn();
+      result = fn();
     } finally {
       this.writeEpoch++;
       this.endRead();
       this.lock.unlock();
     }
+    await this.walSync?.sync(this.writeEpoch);
+    return result;
+  }
+
+  /** See Database.whenDurable. */
+  whenDurable(epoch: number): Promise<void> | null {
+    if (!this.walSync || this.walSync.durableEpoch() >= epoch) return null;
+    return this.walSync.sync(epoch);
   }
 
   async beginTransaction(handle: SqliteHandle): Promise<void> {
@@ -387,6 +475,7 @@ class TwoConnectionSqliteDriver {
     // the snapshot of the same turn still open, the pages of the transaction being committed were
     // never copied while reads kept coming, and the WAL grew without bound (460 MB after 16,000
     // merge request creations under a mixed load), every commit slower than the one before.
+    await giveWay();
     this.endRead();
     // A failed commit leaves the transaction open: Kysely rolls back next, which releases the lock.
     this.writer.prepare('commit').run();
@@ -394,6 +483,8 @@ class TwoConnectionSqliteDriver {
     this.writeEpoch++;
     this.endRead();
     this.lock.unlock();
+    // Done once on disk (WalSync), while the event loop goes on.
+    await this.walSync?.sync(this.writeEpoch);
   }
 
   async rollbackTransaction(handle: SqliteHandle): Promise<void> {
@@ -424,6 +515,7 @@ class TwoConnectionSqliteDriver {
 
   async destroy(): Promise<void> {
     this.endRead();
+    await this.walSync?.close();
     this.reader.close();
     this.writer.close();
   }
@@ -432,9 +524,9 @@ class TwoConnectionSqliteDriver {
 class TwoConnectionSqliteDialect extends SqliteDialect {
   readonly driver: TwoConnectionSqliteDriver;
 
-  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database; readCache: boolean }) {
+  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database; readCache: boolean; walSync: WalSync | null }) {
     super({ database: connections.writer });
-    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader, connections.readCache);
+    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader, connections.readCache, connections.walSync);
   }
 
   override createAdapter() {
@@ -450,7 +542,9 @@ export function openSqlite(file: string, opts: { reader?: boolean } = {}): Bette
   const raw = new BetterSqlite3(file);
   if (!opts.reader) {
     raw.pragma('journal_mode = WAL');
-    raw.pragma('synchronous = FULL');
+    // Commits are synced by WalSync, after COMMIT and off the event loop; SQLite still syncs around
+    // every checkpoint (NORMAL), so the file is consistent whatever happens.
+    raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
   } else {
     raw.pragma('query_only = ON');
@@ -583,7 +677,14 @@ export function createDatabase(opts: {
   readCache?: boolean;
   /** PostgreSQL: the longest a kept result is used (tests; default MAX_AGE_MS). */
   readCacheMaxAgeMs?: number;
+  /**
+   * Reads only (the response refresher's worker): on SQLite both connections are query-only and
+   * nothing is set on the file; on PostgreSQL every transaction is read-only, a pool of two, no
+   * read cache and no listening connection.
+   */
+  readOnly?: boolean;
 }): Database {
+  if (opts.databaseUrl && opts.readOnly) return readOnlyPostgres(opts.databaseUrl);
   if (opts.databaseUrl) {
     const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10, keepAlive: true });
     // An idle client whose server connection ends (restart, drop database) must not crash the process;
@@ -605,32 +706,19 @@ export function createDatabase(opts: {
     const notices = new ChangeNotices(loadPg().Client, opts.databaseUrl, [AUTH_CHANGES_CHANNEL, DATA_CHANGES_CHANNEL], undefined, (pid) => backends.has(pid));
     const readCache = opts.readCache ?? true;
     const driver = new CachingPostgresDriver(pool, async () => preparing(await pool.connect()), readCache ? () => notices.stamp() : null, opts.readCacheMaxAgeMs);
-    const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect(driver), log: queryStatsLogger() });
-    directReaders.set(db, (text, params) => driver.peek(text, params));
-    return {
-      db,
-      dialect: 'postgres',
-      writeEpoch: () => driver.writeEpoch,
+    return postgresDatabase(pool, driver, {
       authChanges: () => notices.stamp(AUTH_CHANGES_CHANNEL),
+      externalChanges: () => notices.stamp(),
+      maxAgeMs: opts.readCacheMaxAgeMs ?? MAX_AGE_MS,
       readGeneration: () => driver.generation(),
       readCacheStats: () => driver.cacheStats(),
-      transaction: (fn) => db.transaction().execute(fn),
-      forUpdate: (qb) => qb.forUpdate(),
-      close: async () => {
-        await notices.close();
-        await db.destroy();
-      },
-      read: async <T>(q: RawSql, params: unknown[]) =>
-        (await driver.readThrough(q.postgres, params, async () => (await runNamed(q.postgres, q.name, (name) => pool.query({ name, text: q.postgres, values: params }))).rows)) as T[],
-      ping: async () => {
-        await pool.query('select 1');
-      },
-    };
+      beforeClose: () => notices.close(),
+    });
   }
   const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
-  const writer = openSqlite(file);
+  const writer = openSqlite(file, { reader: opts.readOnly });
   const reader = openSqlite(file, { reader: true });
-  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.readCache ?? true });
+  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.readCache ?? true, walSync: opts.readOnly ? null : new WalSync(`${file}-wal`) });
   const log = queryStatsLogger();
   const db = new Kysely<DB>({ dialect, log });
   // Reads on the read connection without the executor (`read`, and prepared statements through
@@ -649,7 +737,12 @@ export function createDatabase(opts: {
     db,
     dialect: 'sqlite',
     writeEpoch: () => dialect.driver.writeEpoch,
+    whenDurable: (epoch) => dialect.driver.whenDurable(epoch),
     authChanges: () => dialect.driver.dataVersion(),
+    externalChanges: () => dialect.driver.externalVersion(),
+    pinRead: (fn) => dialect.driver.pinRead(fn),
+    checkpoint: () => dialect.driver.checkpoint(),
+    maxAgeMs: null,
     readGeneration: () => (opts.readCache ?? true ? dialect.driver.dataVersion() : null),
     readCacheStats: () => dialect.driver.cacheStats(),
     schemaChanged: () => dialect.driver.schemaChanged(),
@@ -667,6 +760,45 @@ export function createDatabase(opts: {
       } catch (err) {
         return Promise.reject(err as Error);
       }
+    },
+  };
+}
+
+/** The response refresher's PostgreSQL database (createDatabase's `readOnly`). */
+function readOnlyPostgres(databaseUrl: string): Database {
+  const pool = new (loadPg().Pool)({ connectionString: databaseUrl, max: 2, keepAlive: true, options: '-c default_transaction_read_only=on' });
+  pool.on('error', () => undefined);
+  const driver = new CachingPostgresDriver(pool, async () => preparing(await pool.connect()), null);
+  return postgresDatabase(pool, driver, { authChanges: () => null, externalChanges: () => null, maxAgeMs: MAX_AGE_MS, readGeneration: () => null, readCacheStats: () => null, beforeClose: async () => undefined });
+}
+
+/** A Database on a PostgreSQL pool and its driver; `own` is what differs between the server's and the refresher's. */
+function postgresDatabase(
+  pool: pg.Pool,
+  driver: CachingPostgresDriver,
+  own: Pick<Database, 'authChanges' | 'externalChanges' | 'maxAgeMs' | 'readGeneration' | 'readCacheStats'> & { beforeClose: () => Promise<void> },
+): Database {
+  const db = new Kysely<DB>({ dialect: new LabwrightPostgresDialect(driver), log: queryStatsLogger() });
+  directReaders.set(db, (text, params) => driver.peek(text, params));
+  const { beforeClose, ...rest } = own;
+  return {
+    db,
+    dialect: 'postgres',
+    writeEpoch: () => driver.writeEpoch,
+    whenDurable: () => null,
+    pinRead: (fn) => driver.pinRead(fn),
+    checkpoint: () => undefined,
+    ...rest,
+    transaction: (fn) => db.transaction().execute(fn),
+    forUpdate: (qb) => qb.forUpdate(),
+    close: async () => {
+      await beforeClose();
+      await db.destroy();
+    },
+    read: async <T>(q: RawSql, params: unknown[]) =>
+      (await driver.readThrough(q.postgres, params, async () => (await runNamed(q.postgres, q.name, (name) => driver.query(q.postgres, params, name))).rows)) as T[],
+    ping: async () => {
+      await pool.query('select 1');
     },
   };
 }

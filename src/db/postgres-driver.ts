@@ -94,6 +94,8 @@ function resultOf(res: pg.QueryResult): QueryResult<unknown> {
  */
 class PgHandle implements DatabaseConnection {
   client: pg.PoolClient | null = null;
+  /** The client is the driver's pinned one (pinRead): it is not given back to the pool. */
+  borrowed = false;
   inTransaction = false;
 
   constructor(private readonly driver: CachingPostgresDriver) {}
@@ -113,7 +115,13 @@ class PgHandle implements DatabaseConnection {
   }
 
   async send(query: CompiledQuery): Promise<QueryResult<unknown>> {
-    this.client ??= await this.driver.connect();
+    if (!this.client) {
+      const pinned = this.driver.pinned;
+      if (pinned && !this.inTransaction) {
+        this.client = pinned;
+        this.borrowed = true;
+      } else this.client = await this.driver.connect();
+    }
     return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
   }
 
@@ -282,7 +290,40 @@ export class CachingPostgresDriver implements Driver {
     return this.idle.pop() ?? new PgHandle(this);
   }
 
+  /** The client every read goes through while pinRead runs (its REPEATABLE READ transaction). */
+  pinned: pg.PoolClient | null = null;
+
+  /**
+   * Database.pinRead: `fn`'s reads see one snapshot, taken at its first statement. Nested calls
+   * share the outer one. A transaction begun meanwhile would end it, so it is refused.
+   */
+  async pinRead<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.pinned) return fn();
+    const client = await this.connect();
+    let healthy = true;
+    try {
+      await client.query('start transaction isolation level repeatable read read only');
+      this.pinned = client;
+      return await fn();
+    } finally {
+      this.pinned = null;
+      try {
+        await client.query('commit');
+      } catch {
+        healthy = false;
+      }
+      client.release(healthy ? undefined : new Error('pinned read transaction failed'));
+    }
+  }
+
+  /** One statement (a prepared one when `name` is given) on the pinned client, else on the pool. */
+  query(text: string, params: unknown[], name?: string): Promise<pg.QueryResult> {
+    const target = this.pinned ?? this.pool;
+    return name ? target.query({ name, text, values: params }) : target.query(text, params);
+  }
+
   async beginTransaction(handle: PgHandle, settings: TransactionSettings): Promise<void> {
+    if (this.pinned) throw new Error('no transaction may begin while a read snapshot is pinned');
     let text = 'begin';
     if (settings.isolationLevel || settings.accessMode) {
       text = 'start transaction';
@@ -326,7 +367,9 @@ export class CachingPostgresDriver implements Driver {
   async releaseConnection(handle: PgHandle): Promise<void> {
     const client = handle.client;
     handle.client = null;
-    if (handle.inTransaction) {
+    if (handle.borrowed) {
+      handle.borrowed = false;
+    } else if (handle.inTransaction) {
       // Released in a transaction (a commit, then its rollback, failed): the client's state is
       // unknown, so the pool closes it instead of lending it again.
       handle.inTransaction = false;

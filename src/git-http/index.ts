@@ -109,6 +109,15 @@ async function gitHttpRoute(req: FastifyRequest, reply: FastifyReply) {
       options.beforeEnd = () => afterPush(req, projectId, userId, before, repo.path).catch((err) => req.log.error({ err }, 'after-push processing failed'));
     }
   }
+  if (pushing) {
+    // The push's rows (merge requests, the default branch) are told of only once kept responses
+    // show them (http/response-cache.ts, covered).
+    const after = options.beforeEnd;
+    options.beforeEnd = async () => {
+      await after?.();
+      await app.responses?.covered();
+    };
+  }
   let prepared: PreparedPush | null = null;
   if (policy) {
     try {

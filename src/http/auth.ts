@@ -270,6 +270,59 @@ async function applySudo(ctx: AppContext, req: FastifyRequest, params: Params, a
   return { user: target, token: auth.token, sudoFrom: auth.user };
 }
 
+/** The header that carries a refresh round's request identity into the refresher's app. */
+export const REFRESH_HEADER = 'x-labwright-refresh';
+
+export interface RefreshRequest {
+  /** Which of the batch's responses this is. */
+  n: number;
+  /** The token the response was first made for (by id: the refresher never sees token values). */
+  identity: { kind: TokenKind; id: number } | null;
+}
+
+/**
+ * A refresh round's request (http/refresher.ts), or null. Only the refresher's own app, which
+ * listens on no socket and is fed by the round alone, acts on it (callers check `ctx.refresh`).
+ */
+export function refreshRequest(req: FastifyRequest): RefreshRequest | null {
+  const v = req.headers[REFRESH_HEADER];
+  if (typeof v !== 'string') return null;
+  try {
+    const r = JSON.parse(v) as RefreshRequest;
+    return typeof r.n === 'number' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+const PAT_BY_ID_SQL = rawSql(`select ${columns(PAT_COLUMNS)} from personal_access_tokens where id = ?`);
+const OAUTH_BY_ID_SQL = rawSql(`select ${columns(OAUTH_COLUMNS)} from oauth_access_tokens where id = ?`);
+
+/**
+ * A refresh round's caller: the token of the first request, read again by id and checked as a
+ * token given by value is (revoked, expired, its owner blocked: the request fails, and nothing is
+ * kept), then its scopes and sudo. Its last use is not written (the refresher only reads).
+ */
+async function refreshAuth(ctx: AppContext, req: FastifyRequest, params: Params, rule: ScopeRule | undefined, identity: RefreshRequest['identity']): Promise<Auth> {
+  if (!identity) return authenticate(ctx, req, params, rule, false);
+  let resolved: { token: AuthToken; user: UserRow };
+  if (identity.kind === 'personal') {
+    const [row] = await ctx.database.read<PatRow>(PAT_BY_ID_SQL, [identity.id]);
+    if (!row) throw INVALID();
+    checkPersonal(row);
+    const user = await ownerOf(ctx, row.user_id, undefined);
+    resolved = { token: { kind: 'personal', id: row.id, scopes: parseScopes(row.scopes), applicationId: null, userId: user.id }, user };
+  } else {
+    const [row] = await ctx.database.read<OauthRow>(OAUTH_BY_ID_SQL, [identity.id]);
+    if (!row) throw INVALID();
+    checkOauth(row);
+    const user = await ownerOf(ctx, row.resource_owner_id, undefined);
+    resolved = { token: { kind: 'oauth', id: row.id, scopes: parseScopes(row.scopes), applicationId: row.application_id, userId: user.id }, user };
+  }
+  checkScopes(resolved.token, req.method, rule);
+  return applySudo(ctx, req, params, { user: resolved.user, token: resolved.token, sudoFrom: null });
+}
+
 /**
  * Authenticates an API request. An invalid token fails the request even on public routes, as
  * GitLab does; no token means anonymous.
@@ -279,7 +332,12 @@ export async function authenticate(
   req: FastifyRequest,
   params: Params,
   rule: ScopeRule | undefined,
+  fromRefresh = true,
 ): Promise<Auth> {
+  if (fromRefresh && ctx.refresh) {
+    const r = refreshRequest(req);
+    if (r) return refreshAuth(ctx, req, params, rule, r.identity);
+  }
   const found = findToken(req, params);
   if (!found) {
     // GitLab's sudo! answers 401 when there is no user to check admin rights on.

@@ -1,15 +1,17 @@
-// Whole responses of read routes, kept while nothing they were made from can have changed (issue 7).
+// Whole responses of read routes, kept while nothing they were made from can have changed (issue 7),
+// and brought up to date after this process's own writes before those writes are acknowledged.
 //
 // A route declared with `{ cache: true }` (http/route.ts) answers a repeated GET with the bytes it
 // sent before, after the request has been authenticated and counted against its rate limit like
 // any other. What a kept response was made from, and what ends it:
 //
-// - The database, as the read cache sees it (`Database.readGeneration`): on SQLite the file's
-//   `data_version`, which changes with every commit of any connection in any process; on
-//   PostgreSQL this process's writes and the change notices of every process, and an age bound.
-//   A response is kept only if the generation was the same from before the request was
+// - The database. The store holds responses made from one state of the data: every commit of
+//   this process up to `epoch` (Database.writeEpoch), and every commit of any other process seen
+//   by `Database.externalChanges` when the store last started over. A response is kept only if no
+//   commit of this process was waiting (`settled`) and nothing changed from before the request was
 //   authenticated until the response was done, so the caller's rows and every read of the handler
-//   saw one state of the data.
+//   saw that state. Another process's commit (SQLite: the writer connection's `data_version`;
+//   PostgreSQL: a change notice, or the read cache's age bound) empties the store.
 // - The request: method, the URL as sent (nothing is kept for a request with a token on the query
 //   string), the base URL of links, and the caller (the token and the acting user, so sudo and
 //   each token are their own entries).
@@ -21,10 +23,24 @@
 // - Anything else a handler reads (git refs): it checks on every hit with `onlyWhile`, or keeps
 //   nothing with `noStore` (searches, which count against a rate limit of their own).
 //
+// After a commit of this process the kept responses no longer show the data as it is. Instead of
+// emptying the store at once, so that the next request for each of them makes it again while every
+// other request waits behind it, the store is brought up to date in a *refresh round*: the
+// responses read in the last HOT_MS are made again by the refresher (a worker thread running the
+// same routes, http/refresher.ts) from one snapshot taken after the commit, and replace the store
+// together. Until they do, requests answered from the store get the responses from before the
+// commit, and every other response (the write's own, and anything made from the newer data) is
+// held back (`covered`) until the store shows at least what it saw. So no client can see the
+// commit before the store does, or after seeing it get an answer without it: a write is
+// acknowledged once the kept responses show it, and the reads answered meanwhile are ordered
+// before it. With nothing read recently, no refresher, or a round that fails, the store is simply
+// emptied, as before rounds existed, and the held responses go at once.
+//
 // Handlers must not have other side effects: a hit does not run them.
 
 import type { Database } from '../db/database.js';
 import { todayUtc } from '../services/personal-access-tokens.js';
+import type { TokenKind } from './auth.js';
 
 /** Bounds (then the store starts over): estimated bytes (bodies as stored, two per character of the rest), responses, key length. */
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -32,6 +48,21 @@ const MAX_ENTRIES = 10_000;
 const MAX_KEY = 8192;
 /** A response over a sixteenth of the bound is not kept. */
 const MAX_ONE = MAX_BYTES / 16;
+/** A kept response read within this long is made again by a refresh round; the others are dropped. */
+export const HOT_MS = 2000;
+/** Most responses one round makes again (the most recently read). */
+const MAX_REFRESHED = 32;
+/** After a round, the next one waits this many times as long as it took. */
+const ROUND_PAUSE = 2;
+/** The longest pause, whatever a round took (a first round, or one on a loaded machine, is slow). */
+const MAX_PAUSE_MS = 100;
+
+/** A branch a kept response depends on, and where it pointed when the response was made. */
+export interface BranchRef {
+  gitDir: string;
+  branch: string;
+  sha: string | null;
+}
 
 export interface CachedResponse {
   /** The JSON, encoded once: a hit hands these bytes to the socket as they are. */
@@ -40,6 +71,57 @@ export interface CachedResponse {
   headers: ReadonlyArray<readonly [string, string]>;
   /** Checked on every hit: false means the response may no longer be used. */
   check: (() => boolean | Promise<boolean>) | null;
+  /** What `check` checks, as data (so that a refresher's response can be checked here too). */
+  branches?: readonly BranchRef[] | null;
+}
+
+/** What is needed to make a kept response again elsewhere: the request without its credentials. */
+export interface Recipe {
+  /** The URL as sent (path and query). */
+  url: string;
+  /** The headers the response may depend on besides the token: host, sudo, forwarding. */
+  headers: Record<string, string>;
+  /** The token the caller used (the refresher checks it again by id), or null for anonymous. */
+  identity: { kind: TokenKind; id: number } | null;
+  /** The base URL the response was made for: the refresher's must be the same. */
+  base: string;
+}
+
+/** A response the refresher made: the parts of a CachedResponse that cross threads. */
+export interface MadeResponse {
+  body: Uint8Array;
+  headers: Array<[string, string]>;
+  branches: BranchRef[] | null;
+}
+
+export interface RefreshBatch {
+  /** Made again, by key; null where no response may be kept (an error, a changed access). */
+  made: Array<MadeResponse | null>;
+  /** The earliest time a presenter noted while making them (noteTimeFlip), or null. */
+  flipAt: number | null;
+}
+
+export interface Refresher {
+  /** Whether a batch can be sent now; false also tells the refresher it was wanted. */
+  ready(): boolean;
+  refresh(recipes: Recipe[]): Promise<RefreshBatch>;
+}
+
+interface Entry {
+  response: CachedResponse;
+  recipe: Recipe | null;
+  /** performance.now() of the latest hit (or of the making). */
+  lastHit: number;
+  bytes: number;
+}
+
+interface Round {
+  /** The write epoch the round brings the store to. */
+  target: number;
+  external: number | null;
+  day: string;
+  flips: number;
+  startedAt: number;
 }
 
 /** The earliest future time a presenter's answer changes at (ms since the epoch), over all stores. */
@@ -50,6 +132,12 @@ let flips = 0;
 /** Tells every response cache that what is being presented changes at `t` (ms since the epoch). */
 export function noteTimeFlip(t: number): void {
   if (t < flipAt) flipAt = t;
+}
+
+/** The earliest time noted with noteTimeFlip that has not passed yet (the refresher reports it), or null. */
+export function pendingTimeFlip(): number | null {
+  currentFlips();
+  return flipAt === Number.POSITIVE_INFINITY ? null : flipAt;
 }
 
 function currentFlips(): number {
@@ -66,37 +154,87 @@ function entryBytes(key: string, response: CachedResponse): number {
   return bytes;
 }
 
+export interface ResponseCacheOptions {
+  /** Makes kept responses again after this process's writes (null: the store is emptied instead). */
+  refresher?: Refresher | null;
+  /** The check of a response that depends on branches (for the refresher's responses). */
+  checkBranches?: (branches: readonly BranchRef[]) => () => Promise<boolean>;
+}
+
 export class ResponseCache {
-  private readonly entries = new Map<string, CachedResponse>();
+  private entries = new Map<string, Entry>();
   private bytes = 0;
   private hits = 0;
   private shared = 0;
-  /** Bumped whenever the store is emptied; what `begin` returns. */
+  private refreshed = 0;
+  private rounds = 0;
+  /** Responses a round could not make again (dropped), and restarts by cause (stats). */
+  private unmade = 0;
+  /** Responses held back for a round, and their total wait (stats). */
+  private held = 0;
+  private heldMs = 0;
+  private restarts: Record<string, number> = {};
+  /** Bumped whenever the store is replaced or emptied; what `begin` returns. */
   private era = 0;
-  private generation: number | null = null;
+  /** This process's write epoch the store shows. */
+  private epoch: number;
+  /** Database.externalChanges when the store last started over. */
+  private external: number | null = null;
   private day = '';
   private flips = -1;
+  /** performance.now() of the state the store shows (for the PostgreSQL age bound). */
+  private since = performance.now();
+  private round: Round | null = null;
+  private roundSoon = false;
+  /** Responses held back until the store shows the write epoch they were made at. */
+  private waiters: Array<{ epoch: number; go: () => void }> = [];
+  private readonly refresher: Refresher | null;
+  private readonly checkBranches: ((branches: readonly BranchRef[]) => () => Promise<boolean>) | null;
 
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    opts: ResponseCacheOptions = {},
+  ) {
+    this.refresher = opts.refresher ?? null;
+    this.checkBranches = opts.checkBranches ?? null;
+    this.epoch = database.writeEpoch();
+  }
 
   /**
-   * Brings the store up to date with the database, the date and the clock, and returns its era:
-   * a response made from now on may be kept if the era is still the same when it is done. Null
-   * when nothing may be used or kept (no read cache, or PostgreSQL's listening connection down).
+   * Brings the store up to date with other processes, the date and the clock, starts a refresh
+   * round if this process has written since the store was made, and returns the store's era: a
+   * response made from now on may be kept if the era is still the same when it is done (and
+   * `settled` held at the start). Null when nothing may be used or kept (no read cache, or
+   * PostgreSQL's listening connection down).
    */
   begin(): number | null {
     const generation = this.database.readGeneration();
-    if (generation === null) {
-      if (this.entries.size > 0) this.restart(null);
+    const external = generation === null ? null : this.database.externalChanges();
+    if (external === null) {
+      if (this.entries.size > 0 || this.round || this.waiters.length > 0) this.restart(null, 'no cache');
       return null;
     }
-    if (generation !== this.generation || this.day !== todayUtc() || this.flips !== currentFlips()) this.restart(generation);
+    if (external !== this.external || this.outdated()) this.restart(external, external !== this.external ? 'external' : 'outdated');
+    else if (this.database.writeEpoch() > this.epoch) this.roundLater();
     return this.era;
   }
 
-  /** The kept response for `key` (call `begin` first, in the same turn). */
+  /** Whether the store shows every write of this process (a response made now may be kept). */
+  settled(): boolean {
+    return this.epoch === this.database.writeEpoch();
+  }
+
+  /** The kept response for `key`, counted as read now (call `begin` first, in the same turn). */
   get(key: string): CachedResponse | undefined {
-    return this.entries.get(key);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    entry.lastHit = performance.now();
+    return entry.response;
+  }
+
+  /** The kept response for `key`, without counting a read. */
+  peek(key: string): CachedResponse | undefined {
+    return this.entries.get(key)?.response;
   }
 
   /** Counts a kept response that was sent (stats): from the store, or shared by a request making it. */
@@ -105,9 +243,12 @@ export class ResponseCache {
     else this.hits++;
   }
 
-  /** Keeps a response whose handler ran from `era` (begin's) if nothing has changed since; whether it was kept. */
-  set(key: string, era: number, response: CachedResponse): boolean {
-    if (key.length > MAX_KEY || this.begin() !== era) return false;
+  /**
+   * Keeps a response whose handler ran from `era` (begin's, with the store settled then) if nothing
+   * has changed since; `recipe` lets a refresh round make it again. Whether it was kept.
+   */
+  set(key: string, era: number, response: CachedResponse, recipe: Recipe | null = null): boolean {
+    if (key.length > MAX_KEY || this.begin() !== era || !this.settled()) return false;
     const bytes = entryBytes(key, response);
     if (bytes > MAX_ONE) return false;
     if (this.bytes + bytes > MAX_BYTES || this.entries.size >= MAX_ENTRIES) {
@@ -115,10 +256,44 @@ export class ResponseCache {
       this.bytes = 0;
     }
     const old = this.entries.get(key);
-    if (old) this.bytes -= entryBytes(key, old);
-    this.entries.set(key, response);
+    if (old) this.bytes -= old.bytes;
+    this.entries.set(key, { response, recipe, lastHit: performance.now(), bytes });
     this.bytes += bytes;
     return true;
+  }
+
+  /**
+   * Null when a response made at this process's write epoch `epoch` may be sent now (the store
+   * shows that epoch); otherwise a promise that resolves once it does. Every response but those
+   * answered from the store goes through here (app.ts), and so do webhook deliveries and the end of
+   * a push: none of them may tell a client of a write the store does not show yet.
+   */
+  covered(epoch: number = this.database.writeEpoch()): Promise<void> | null {
+    const store = this.storeShows(epoch);
+    // And the commits are on disk (a response made from the data may show one).
+    const disk = this.database.whenDurable(epoch);
+    if (!store) return disk;
+    return disk ? Promise.all([store, disk]).then(() => undefined) : store;
+  }
+
+  private storeShows(epoch: number): Promise<void> | null {
+    if (epoch <= this.epoch) return null;
+    // Another process's change, a new day: the store starts over, which covers everything.
+    this.begin();
+    if (epoch <= this.epoch) return null;
+    this.startRound();
+    if (epoch <= this.epoch) return null;
+    this.held++;
+    const since = performance.now();
+    return new Promise<void>((go) =>
+      this.waiters.push({
+        epoch,
+        go: () => {
+          this.heldMs += performance.now() - since;
+          go();
+        },
+      }),
+    );
   }
 
   /**
@@ -136,7 +311,8 @@ export class ResponseCache {
    */
   flight(key: string, era: number): Promise<CachedResponse | null> | undefined {
     const f = this.flights.get(key);
-    return f && f.era === era ? f.done : undefined;
+    // While a write of this process waits for the store, a request is newer than every flight.
+    return f && f.era === era && this.settled() ? f.done : undefined;
   }
 
   /**
@@ -161,20 +337,155 @@ export class ResponseCache {
   delete(key: string): void {
     const old = this.entries.get(key);
     if (!old) return;
-    this.bytes -= entryBytes(key, old);
+    this.bytes -= old.bytes;
     this.entries.delete(key);
   }
 
-  stats(): { entries: number; bytes: number; hits: number; shared: number } {
-    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, shared: this.shared };
+  stats(): { entries: number; bytes: number; hits: number; shared: number; refreshed: number; unmade: number; rounds: number; held: number; heldMs: number; waiting: number; restarts: Record<string, number> } {
+    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, shared: this.shared, refreshed: this.refreshed, unmade: this.unmade, rounds: this.rounds, held: this.held, heldMs: Math.round(this.heldMs), waiting: this.waiters.length, restarts: { ...this.restarts } };
   }
 
-  private restart(generation: number | null): void {
+  /** The day or the clock moved on, or (PostgreSQL) the state the store shows is older than the read cache may be. */
+  private outdated(): boolean {
+    const maxAge = this.database.maxAgeMs;
+    return this.day !== todayUtc() || this.flips !== currentFlips() || (maxAge !== null && performance.now() - this.since > maxAge);
+  }
+
+  /** Empties the store: it then shows the data as it is now, which covers every held response. */
+  private restart(external: number | null, why: string): void {
+    this.restarts[why] = (this.restarts[why] ?? 0) + 1;
     this.entries.clear();
     this.bytes = 0;
     this.era++;
-    this.generation = generation;
+    this.epoch = this.database.writeEpoch();
+    this.external = external;
     this.day = todayUtc();
     this.flips = currentFlips();
+    this.since = performance.now();
+    // A round under way now makes responses from before the restart's state: they are not used.
+    this.round = null;
+    if (this.roundTimer) clearTimeout(this.roundTimer);
+    this.roundTimer = null;
+    this.release();
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.epoch <= this.epoch);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.epoch > this.epoch);
+    for (const w of ready) w.go();
+  }
+
+  /** A round soon (not inside the commit or the request that noticed the write). */
+  private roundLater(): void {
+    if (this.round || this.roundSoon) return;
+    this.roundSoon = true;
+    setImmediate(() => {
+      this.roundSoon = false;
+      this.startRound();
+    });
+  }
+
+  /**
+   * Brings the store to this process's current write epoch: at once by emptying it when nothing in
+   * it was read lately or no refresher can make them again; otherwise by a refresh round.
+   */
+  /** performance.now() when the last round ended, and how long it took (pacing). */
+  private lastRoundEnd = Number.NEGATIVE_INFINITY;
+  private lastRoundMs = 0;
+  private roundTimer: NodeJS.Timeout | null = null;
+
+  private startRound(): void {
+    if (this.round || this.roundTimer) return;
+    const target = this.database.writeEpoch();
+    if (target <= this.epoch) return;
+    // Rounds are paced so that the refresher works at most a third of the time: while writes keep
+    // coming, each round then takes in the writes of the pause before it, and the refresher's
+    // thread leaves the cores to the server's thread and to its clients (on the bench's 2 cores,
+    // rounds back to back kept a core busy and the reads' p90 was twice as high). A write waits for
+    // at most one pause and one round; the reads answered from the store meanwhile do not wait.
+    const wait = this.lastRoundEnd + Math.min(ROUND_PAUSE * this.lastRoundMs, MAX_PAUSE_MS) - performance.now();
+    if (wait > 0 && this.entries.size > 0) {
+      this.roundTimer = setTimeout(() => {
+        this.roundTimer = null;
+        this.startRound();
+      }, Math.ceil(wait));
+      return;
+    }
+    const external = this.database.readGeneration() === null ? null : this.database.externalChanges();
+    if (external === null || external !== this.external || this.outdated()) {
+      this.restart(external, 'external at round');
+      return;
+    }
+    const now = performance.now();
+    const hot: Array<[string, Entry]> = [];
+    for (const item of this.entries) if (item[1].recipe && now - item[1].lastHit < HOT_MS) hot.push(item);
+    if (hot.length === 0 || !this.refresher || !this.refresher.ready()) {
+      this.restart(external, hot.length === 0 ? 'nothing read lately' : 'no refresher');
+      return;
+    }
+    hot.sort((a, b) => b[1].lastHit - a[1].lastHit);
+    if (hot.length > MAX_REFRESHED) hot.length = MAX_REFRESHED;
+    const round: Round = { target, external, day: this.day, flips: this.flips, startedAt: now };
+    this.round = round;
+    this.rounds++;
+    this.refresher.refresh(hot.map(([, e]) => e.recipe!)).then(
+      (batch) => this.install(round, hot, batch),
+      () => {
+        if (this.round === round) this.restart(this.database.readGeneration() === null ? null : this.database.externalChanges(), 'round failed');
+      },
+    );
+  }
+
+  /** Replaces the store with a round's responses, unless the round was overtaken. */
+  private install(round: Round, hot: Array<[string, Entry]>, batch: RefreshBatch): void {
+    if (this.round !== round) return;
+    // What the store will show is on disk first (it nearly always is by now: a batch takes longer than a sync).
+    const disk = this.database.whenDurable(round.target);
+    if (disk) {
+      disk.then(
+        () => this.install(round, hot, batch),
+        () => this.round === round && this.restart(null, 'round failed'),
+      );
+      return;
+    }
+    this.round = null;
+    this.lastRoundEnd = performance.now();
+    this.lastRoundMs = this.lastRoundEnd - round.startedAt;
+    if (batch.flipAt !== null) noteTimeFlip(batch.flipAt);
+    const external = this.database.readGeneration() === null ? null : this.database.externalChanges();
+    if (external === null || external !== round.external || this.outdated()) {
+      this.restart(external, 'overtaken');
+      return;
+    }
+    const fresh = new Map<string, Entry>();
+    let bytes = 0;
+    for (let i = 0; i < hot.length; i++) {
+      const made = batch.made[i];
+      const [key, old] = hot[i]!;
+      if (!made || (made.branches && !this.checkBranches)) {
+        this.unmade++;
+        continue;
+      }
+      const response: CachedResponse = {
+        body: Buffer.from(made.body.buffer, made.body.byteOffset, made.body.byteLength),
+        headers: made.headers,
+        check: made.branches ? this.checkBranches!(made.branches) : null,
+        branches: made.branches,
+      };
+      const size = entryBytes(key, response);
+      // The latest read of the old entry (reads went on during the round).
+      fresh.set(key, { response, recipe: old.recipe, lastHit: this.entries.get(key)?.lastHit ?? old.lastHit, bytes: size });
+      bytes += size;
+    }
+    this.entries = fresh;
+    this.bytes = bytes;
+    this.refreshed += fresh.size;
+    this.era++;
+    this.epoch = round.target;
+    this.since = round.startedAt;
+    this.release();
+    if (this.database.writeEpoch() > this.epoch) this.startRound();
   }
 }

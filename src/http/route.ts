@@ -2,16 +2,21 @@
 // GitLab's default status codes by method (spec rule 13), so handlers stay thin.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
+import { giveWay } from '../db/database.js';
 import type { UserRow } from '../db/repositories/users.js';
-import { ANONYMOUS, authenticate, type Auth } from './auth.js';
+import { ANONYMOUS, authenticate, refreshRequest, type Auth } from './auth.js';
 import { ApiError, forbidden, preconditionFailed, unauthorized } from './errors.js';
 import { withEventChain } from './event-chain.js';
 import { mergeParams, Params } from './params.js';
-import type { CachedResponse, ResponseCache } from './response-cache.js';
+import type { BranchRef, CachedResponse, Recipe, ResponseCache } from './response-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     lw: AppContext;
+  }
+  interface FastifyRequest {
+    /** Answered with a response from the store as it is (app.ts sends it without waiting for a refresh round). */
+    lwFromStore?: true;
   }
 }
 
@@ -35,9 +40,10 @@ export interface Ctx {
   noStore(): void;
   /**
    * On a cacheable route: the response depends on something the database does not hold (git
-   * refs); `check` is run on every hit and a false ends the kept response.
+   * refs); `check` is run on every hit and a false ends the kept response. `branches` says what it
+   * checks, as data: without it the response cannot be made again by a refresh round.
    */
-  onlyWhile(check: () => boolean | Promise<boolean>): void;
+  onlyWhile(check: () => boolean | Promise<boolean>, branches?: readonly BranchRef[]): void;
 }
 
 export interface RouteOptions {
@@ -75,6 +81,8 @@ interface CtxState {
   headers: Array<[string, string]> | null;
   keep: boolean;
   check: (() => boolean | Promise<boolean>) | null;
+  /** What the checks check, as data; null once a check without it was added. */
+  branches: BranchRef[] | null;
   /** Tells requests waiting for this response that there is none to share (ResponseCache.takeOff). */
   land: ((made: null) => void) | null;
 }
@@ -83,17 +91,21 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
   // Null bytes were refused for every route by app.ts (refuseNullBytes) before this point.
   const merged = mergeParams(req.query, req.body, req.params);
   const params = new Params(merged);
+  // A refresh round's request (the refresher's own app only) was counted when it was first made.
+  const counted = !(app.refresh && refreshRequest(req));
   let auth: Auth;
   try {
     auth = await authenticate(app, req, params, opts);
   } catch (err) {
     // A refused token still counts against the caller's IP, so token guessing is throttled too.
-    await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
+    if (counted) await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
     if (!(opts.sessionless && err instanceof ApiError && (err.status === 401 || err.status === 403))) throw err;
     auth = ANONYMOUS;
   }
   // The bucket is the token's owner, not a sudo target, so impersonation cannot spend another user's quota.
-  if (auth.user) await app.rateLimiter.hit('authenticated', `user:${auth.token?.userId ?? auth.user.id}`);
+  if (!counted) {
+    // Not counted again.
+  } else if (auth.user) await app.rateLimiter.hit('authenticated', `user:${auth.token?.userId ?? auth.user.id}`);
   else await app.rateLimiter.hit('unauthenticated', `ip:${req.ip}`);
   const ctx: Ctx = {
     app,
@@ -124,11 +136,12 @@ async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyRepl
       state.keep = false;
       state.land?.(null);
     },
-    onlyWhile(check) {
+    onlyWhile(check, branches) {
       if (state.check) {
         const before = state.check;
         state.check = async () => (await before()) && check();
       } else state.check = check;
+      state.branches = branches && state.branches ? [...state.branches, ...branches] : null;
     },
   };
   return ctx;
@@ -161,6 +174,20 @@ function responseKey(req: FastifyRequest, c: Ctx): string {
   return `${req.method} ${t ? t.kind : '-'} ${t ? t.id : 0} ${c.user ? c.user.id : 0} ${c.base}\n${url}`;
 }
 
+/** Headers a kept response may depend on besides the caller's token (responseKey's base, sudo). */
+const RECIPE_HEADERS = ['host', 'sudo', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-for'];
+
+/** How a refresh round makes the response to `req` again (route's key: method, caller, base, URL). */
+function recipeOf(req: FastifyRequest, c: Ctx): Recipe {
+  const headers: Record<string, string> = {};
+  for (const name of RECIPE_HEADERS) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers[name] = v;
+  }
+  const t = c.auth.token;
+  return { url: req.url, headers, identity: t ? { kind: t.kind, id: t.id } : null, base: c.base };
+}
+
 function sendKept(reply: FastifyReply, kept: CachedResponse): Buffer {
   reply.code(200);
   for (const [name, value] of kept.headers) reply.header(name, value);
@@ -181,27 +208,38 @@ export function route(
     method,
     url: path,
     handler: async function apiRoute(req, reply) {
-      const state: CtxState = { status: undefined, headers: null, keep: true, check: null, land: null };
-      const responses = cacheable ? fastify.lw.responses : null;
+      const state: CtxState = { status: undefined, headers: null, keep: true, check: null, branches: [], land: null };
+      const app = fastify.lw;
+      // A write gives way to the requests that came with it (reads are cheap; it is not): see
+      // giveWay's callers in db/database.ts.
+      if (method !== 'GET') await giveWay();
+      if (cacheable && app.refresh && refreshRequest(req)) return remake(app, req, reply, method, opts, state, handler);
+      const responses = cacheable ? app.responses : null;
       // Taken before authentication: the caller's rows are part of what a kept response is made
-      // from, so one is kept only if nothing changed from before they were read.
+      // from, so one is kept only if nothing changed from before they were read. A response made
+      // while a write of this process waits for the store to show it is made from newer data than
+      // the store's, and is not kept.
       let era = responses ? responses.begin() : null;
-      const ctx = await buildCtx(fastify.lw, req, reply, opts, state);
+      const settled = era !== null && responses!.settled();
+      const ctx = await buildCtx(app, req, reply, opts, state);
+      if (method !== 'GET') await giveWay();
       let key = '';
-      // A kept response may be sent if it is current now (it is then newer than the caller's rows).
+      // A kept response may be sent if the store still holds it (the store's data are then no
+      // older than any write acknowledged so far).
       if (responses && era !== null && responses.begin() !== null) {
         key = responseKey(req, ctx);
         if (key === '') era = null;
         else {
           const kept = responses.get(key);
-          if (kept && (kept.check === null || (await kept.check()))) {
+          if (kept && (kept.check === null || (await kept.check())) && responses.peek(key) === kept) {
             responses.sent();
+            req.lwFromStore = true;
             return sendKept(reply, kept);
           }
           // Unless another request has kept a newer one meanwhile.
-          if (kept && responses.get(key) === kept) responses.delete(key);
+          if (kept && responses.peek(key) === kept) responses.delete(key);
           // Another request is making this response now, from the current state: its bytes.
-          const current = responses.begin();
+          const current = settled && responses.settled() ? responses.begin() : null;
           const flight = current === null ? undefined : responses.flight(key, current);
           const shared = flight ? await flight : null;
           if (shared && (shared.check === null || (await shared.check()))) {
@@ -211,13 +249,19 @@ export function route(
           state.headers = [];
         }
       }
-      if (!responses || era === null || key === '') return respond(reply, method, state, null, await withEventChain(req, () => handler(ctx)));
+      if (!responses || era === null || key === '' || !settled) {
+        const result = await withEventChain(req, () => handler(ctx));
+        // Presenting is done; sending (encoding the body) is the next task.
+        if (method !== 'GET') await giveWay();
+        return respond(reply, method, state, null, result);
+      }
       const land = responses.takeOff(key, era);
       state.land = land;
       let made: CachedResponse | null = null;
       try {
         const result = await handler(ctx);
-        return respond(reply, method, state, { responses, era, key, made: (m) => (made = m) }, result);
+        const recipe = recipeOf(req, ctx);
+        return respond(reply, method, state, { keep: (m) => responses.set(key, era!, m, recipe), made: (m) => (made = m) }, result);
       } finally {
         land(made);
       }
@@ -225,10 +269,24 @@ export function route(
   });
 }
 
+/**
+ * A refresh round's request, in the refresher's app (http/refresher.ts): the handler runs as for
+ * any request, and the response it would keep is handed to the round instead of a store.
+ */
+async function remake(app: AppContext, req: FastifyRequest, reply: FastifyReply, method: HTTPMethods, opts: RouteOptions, state: CtxState, handler: Handler): Promise<unknown> {
+  const n = refreshRequest(req)!.n;
+  state.headers = [];
+  const ctx = await buildCtx(app, req, reply, opts, state);
+  const result = await handler(ctx);
+  let kept = false;
+  const sent = respond(reply, method, state, { keep: (m) => (kept = true) && app.refresh!.made.set(n, { response: m, base: ctx.base }), made: () => undefined }, result);
+  // The round takes the bytes from `made`: they need not also go through the injected response.
+  return kept ? '' : sent;
+}
+
 interface Keep {
-  responses: ResponseCache;
-  era: number;
-  key: string;
+  /** Keeps the response made (a store, or a refresh round's results). */
+  keep: (m: CachedResponse) => void;
   /** Told the response made, whether it was kept or not (for those waiting for it). */
   made: (m: CachedResponse) => void;
 }
@@ -246,8 +304,8 @@ function respond(reply: FastifyReply, method: HTTPMethods, state: CtxState, keep
     // Serialised here as Fastify would (JSON.stringify), and encoded once, so the bytes kept are
     // the bytes sent (a hit then skips encoding them again: 244 KiB for a 100-item list).
     const body = Buffer.from(JSON.stringify(result));
-    const response: CachedResponse = { body, headers: state.headers!, check: state.check };
-    keep.responses.set(keep.key, keep.era, response);
+    const response: CachedResponse = { body, headers: state.headers!, check: state.check, branches: state.check ? state.branches : null };
+    keep.keep(response);
     keep.made(response);
     reply.type('application/json');
     return body;

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import { repoPathFor } from '../projects/lookup.js';
 import type { MrRow } from './rows.js';
+import type { BranchRef } from '../../http/response-cache.js';
 
 /** GitLab caps the stored diff at 1000 files and shows the count as "1000+". */
 export const MAX_CHANGES_COUNT = 1000;
@@ -171,16 +172,22 @@ export async function refreshMergeStatus(app: AppContext, mr: MrRow, opts: { for
   return Object.assign({}, mr, Object.assign({}, snap, { prepared_at: prepared }));
 }
 
+/** Whether each branch still points where it did (a kept response made from them is then still current). */
+export async function branchesStillAt(branches: readonly BranchRef[]): Promise<boolean> {
+  for (const b of branches) if ((await branchSha(new GitRepository(b.gitDir), b.branch)) !== b.sha) return false;
+  return true;
+}
+
 /**
- * For a request refreshMergeStatus returned: whether its branches still point where its merge
- * status was computed for (a kept response of it is then still what a new read would give).
+ * For a request refreshMergeStatus returned: the branches its merge status was computed for, and
+ * where they pointed (a kept response of it is still what a new read would give while they do).
  */
-export function mergeStatusStillFresh(app: AppContext, mr: MrRow): (() => Promise<boolean>) | null {
+export function mergeStatusBranches(app: AppContext, mr: MrRow): BranchRef[] | null {
   if (mr.state !== 'opened') return null;
-  const repo = repoFor(app, mr.project_id);
-  const sourceRepo = repoFor(app, mr.source_project_id);
-  const { source_branch: source, target_branch: target, checked_source_sha: sourceSha, checked_target_sha: targetSha } = mr;
-  return async () => (await branchSha(sourceRepo, source)) === sourceSha && (await branchSha(repo, target)) === targetSha;
+  return [
+    { gitDir: repoFor(app, mr.source_project_id).path, branch: mr.source_branch, sha: mr.checked_source_sha },
+    { gitDir: repoFor(app, mr.project_id).path, branch: mr.target_branch, sha: mr.checked_target_sha },
+  ];
 }
 
 /**

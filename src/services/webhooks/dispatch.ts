@@ -20,6 +20,8 @@ interface Job {
   delivery: Delivery;
   /** The event's share of the queued bytes, released with its last delivery. */
   event: { bytes: number; pending: number };
+  /** This process's write epoch when the event was queued: the delivery waits until kept responses show it. */
+  epoch: number;
 }
 
 /**
@@ -63,6 +65,8 @@ function nextJob(q: Queue, perProject: number): Job | null {
 
 /** Runs a queued delivery with the hook as it is now: one deleted or changed since the event is not sent as it was. */
 async function runJob(app: AppContext, job: Job): Promise<void> {
+  // A receiver that reads the API when told of the event must find it (http/response-cache.ts, covered).
+  await app.responses?.covered(job.epoch);
   const current = (await projectHooks(app, job.row.project_id)).find((r) => r.id === job.row.id);
   if (!current) return;
   await executeHook(app, current, job.delivery);
@@ -160,7 +164,8 @@ export async function triggerHooks(app: AppContext, projectId: number, event: Ho
       q.byProject.set(projectId, (jobs = []));
       q.turn.push(projectId);
     }
-    for (const row of runnable) jobs.push({ row, delivery: { scope: event.scope, body, eventUuid }, event: shared });
+    const epoch = app.database.writeEpoch();
+    for (const row of runnable) jobs.push({ row, delivery: { scope: event.scope, body, eventUuid }, event: shared, epoch });
     q.waiting += runnable.length;
     pump(app, q);
   } catch (err) {

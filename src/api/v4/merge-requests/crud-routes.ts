@@ -8,7 +8,7 @@ import { sameForkNetwork } from '../../../services/projects/forks.js';
 import { effectiveAccess, loadProjectById } from '../../../services/projects/lookup.js';
 import { canReadRepository } from '../../../services/repository/project-repo.js';
 import { AccessLevel } from '../../../services/access.js';
-import { mergeStatusStillFresh, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
+import { branchesStillAt, mergeStatusBranches, refreshMergeStatus } from '../../../services/merge-requests/git-ops.js';
 import { checkSpam } from '../../../services/merge-requests/spam.js';
 import { createMergeRequest, deleteMergeRequest, UPDATE_PARAMS, updateMergeRequest } from '../../../services/merge-requests/write.js';
 import { canReadMrs, canUpdate, mrFromPath, mrProject, presentOne, type MrProject } from './context.js';
@@ -71,8 +71,8 @@ export function registerMergeRequestCrudRoutes(app: FastifyInstance): void {
     const renderHtml = c.params.bool('render_html');
     const mr = await refreshMergeStatus(c.app, p.mr);
     // Its merge status depends on where the branches point, which the database does not hold.
-    const fresh = mergeStatusStillFresh(c.app, mr);
-    if (fresh) c.onlyWhile(fresh);
+    const branches = mergeStatusBranches(c.app, mr);
+    if (branches) c.onlyWhile(() => branchesStillAt(branches), branches);
     let diverged: number | undefined;
     if (includeDiverged) {
       diverged = mr.state === 'opened' ? mr.behind_count : 0;

@@ -1,0 +1,90 @@
+// Durability of SQLite commits without waiting on the disk on the server's one thread (issue 7).
+//
+// With `synchronous = FULL` every commit calls fsync on the write-ahead log inside COMMIT, on the
+// thread that answers every request: 0.45 ms of the 0.7 ms a commit took on the bench's machine,
+// and more while another thread checkpoints to the same disk. The writer runs with
+// `synchronous = NORMAL` instead (SQLite still syncs the log before every checkpoint and the
+// database file after it, so the file is never corrupted), and a commit is reported done only once
+// this has called fdatasync on the log, on libuv's thread pool: a write is acknowledged only when
+// it is on disk, as before. Commits that come while a sync runs share the next one.
+import { fdatasync, fstat, open, close, stat } from 'node:fs';
+import { promisify } from 'node:util';
+
+const fdatasyncAsync = promisify(fdatasync);
+const fstatAsync = promisify(fstat);
+const statAsync = promisify(stat);
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
+
+export class WalSync {
+  private fd: number | null = null;
+  private current: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  /** Write epochs: the latest one asked for, and the latest one known to be on disk. */
+  private asked = 0;
+  private synced = 0;
+
+  constructor(private readonly walPath: string) {}
+
+  /** The write epoch up to which every commit is on disk. */
+  durableEpoch(): number {
+    return this.synced;
+  }
+
+  /**
+   * Resolves once everything written to the log before the call is on disk; `epoch` is the write
+   * epoch the caller's commit made (durableEpoch reaches it then).
+   */
+  sync(epoch: number): Promise<void> {
+    if (epoch > this.asked) this.asked = epoch;
+    if (this.queued) return this.queued;
+    if (!this.current) return this.start();
+    // The sync under way may have begun before this commit: the next one covers it.
+    const after = this.current;
+    this.queued = after.then(noop, noop).then(() => {
+      this.queued = null;
+      return this.start();
+    });
+    return this.queued;
+  }
+
+  private start(): Promise<void> {
+    const covers = this.asked;
+    const p = this.flush().then(() => {
+      if (covers > this.synced) this.synced = covers;
+    });
+    this.current = p;
+    const clear = () => {
+      if (this.current === p) this.current = null;
+    };
+    p.then(clear, clear);
+    return p;
+  }
+
+  private async flush(): Promise<void> {
+    const fd = await this.file();
+    await fdatasyncAsync(fd);
+  }
+
+  /** The log's descriptor, opened again if the file was replaced (it is, when the last connection to the database closes). */
+  private async file(): Promise<number> {
+    if (this.fd !== null) {
+      const [onDisk, open] = await Promise.all([statAsync(this.walPath).catch(() => null), fstatAsync(this.fd)]);
+      if (onDisk && onDisk.ino === open.ino && onDisk.dev === open.dev) return this.fd;
+      const old = this.fd;
+      this.fd = null;
+      await closeAsync(old).catch(noop);
+    }
+    this.fd = await openAsync(this.walPath, 'r');
+    return this.fd;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.catch(noop);
+    await this.queued?.catch(noop);
+    if (this.fd !== null) await closeAsync(this.fd).catch(noop);
+    this.fd = null;
+  }
+}
+
+function noop(): void {}
