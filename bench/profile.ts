@@ -1,11 +1,14 @@
 // CPU profile of the real server under one scenario's load:
 //   node --import tsx bench/profile.ts <scenario> [--db sqlite|postgres] [--seconds 10] [--top 40] [--large]
+// BENCH_COMPILED=1 profiles the bundle a previous `npm run bench` built (what `npm start` runs)
+// instead of the sources; KEEP=1 leaves the data directory (and the .cpuprofile, whose path is printed).
+// The main thread is profiled; the response refresher's thread is not.
 // Seeds the default data set (with `--large` also the large ones, as a full `npm run bench` does), restarts the server with `node --cpu-prof`, loads the scenario's path
 // with autocannon (50 connections), stops the server, and prints the functions with the most self
 // time (and the .cpuprofile path, for Chrome DevTools or speedscope).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, load, runArrival, startLabwright, stop } from './load.js';
+import { cleanup, COMPILED, load, runArrival, startLabwright, stop } from './load.js';
 import { readPaths, scenarios, type ScenarioEnv } from './scenarios.js';
 import { seed } from './seed.js';
 
@@ -70,7 +73,7 @@ async function main(): Promise<void> {
       if (!name.startsWith('/') && name !== 'mixed-rate' && (!sc || sc.kind !== 'ratio')) throw new Error(`no ratio scenario named ${name}`);
       const dir = join(server.dataDir, `profile-${name}`);
       await stop(server.child);
-      server = await startLabwright(db, server, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      server = await startLabwright(db, server, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.BENCH_COMPILED ? [COMPILED] : [])]);
       const env: ScenarioEnv = { url: server.url, token: server.token, seeded, db };
       const url = `${server.url}${sc && sc.kind === 'ratio' ? sc.path(env) : name}`;
       const headers = { 'PRIVATE-TOKEN': server.token };
@@ -102,9 +105,10 @@ async function main(): Promise<void> {
       if (!file) throw new Error('no profile written');
       // The profile's clock is the server's monotonic clock in µs; both processes share the boot-time origin.
       summarise(join(dir, file), (performance.timeOrigin + from) * 1000 - hrOffsetUs(), (performance.timeOrigin + to) * 1000 - hrOffsetUs());
+      console.log(`profile: ${join(dir, file)}`);
     }
   } finally {
-    await cleanup(server);
+    if (!process.env.KEEP) await cleanup(server);
   }
 }
 
