@@ -223,7 +223,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     // Nothing but a response from the store as it is may tell of a write the store does not show
     // yet: the others wait for the refresh round (http/response-cache.ts, covered).
     const wait = responses && !req.lwFromStore ? responses.covered() : null;
-    if (wait) wait.then(() => sendInBurst(req, done, payload));
+    if (wait) wait.then(() => sendInBurst(req, done, payload), (err: Error) => done(err));
     else sendInBurst(req, done, payload);
   });
 
@@ -250,6 +250,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onClose', async () => {
     // LABWRIGHT_QUERY_STATS=1 (profiling): what the response store did, beside the SQL statistics.
     if (process.env.LABWRIGHT_QUERY_STATS && responses) process.stderr.write(`[responses] ${JSON.stringify(responses.stats())}\n`);
+    responses?.close();
     for (const fn of ctx.onClose) await fn();
     await rateLimiter.close();
     if (!opts.database) await database.close();
@@ -259,5 +260,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     await migrateToLatest(database);
     await bootstrap(ctx);
   }
+  worker?.serverReady();
   return app as FastifyInstance & { lw: AppContext };
 }

@@ -5,7 +5,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/types.js';
 import type { RateLimiter } from './http/rate-limit.js';
-import type { CachedResponse, ResponseCache } from './http/response-cache.js';
+import type { CachedResponse } from './http/kept-response.js';
+import type { ResponseCache } from './http/response-cache.js';
 import type { WorkerRefresher } from './http/refresher.js';
 
 export interface AppContext {
@@ -28,7 +29,7 @@ export interface AppContext {
    * Set in the response refresher's own app only (a worker thread, http/refresher.ts): the
    * responses its routes made for a refresh round, by the round's request number.
    */
-  refresh?: { made: Map<number, { response: CachedResponse; base: string }> };
+  refresh?: { made: Map<number, { response: CachedResponse; base: string; userId: number }> };
   /** The server's response refresher (http/refresher.ts), when refresh rounds are on. */
   refresher?: WorkerRefresher;
 }

@@ -7,7 +7,7 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { REFRESH_HEADER } from './http/auth.js';
-import { pendingTimeFlip, type MadeResponse, type Recipe, type RefreshBatch } from './http/response-cache.js';
+import { pendingTimeFlip, type MadeResponse, type Recipe, type RefreshBatch } from './http/kept-response.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -23,7 +23,8 @@ async function remakeOne(app: App, recipe: Recipe, n: number): Promise<MadeRespo
     const headers = { ...recipe.headers, [REFRESH_HEADER]: JSON.stringify({ n, identity: recipe.identity }) };
     const res = await app.inject({ method: 'GET', url: recipe.url, headers });
     const kept = made.get(n);
-    if (res.statusCode !== 200 || !kept || kept.base !== recipe.base) return null;
+    // The same base, and the same acting user (a sudo target given by name may be someone else by now).
+    if (res.statusCode !== 200 || !kept || kept.base !== recipe.base || kept.userId !== recipe.userId) return null;
     const r = kept.response;
     // A check the round cannot carry over (not described as branches): the response is not kept.
     if (r.check && !r.branches) return null;

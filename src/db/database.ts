@@ -44,6 +44,14 @@ export interface Database {
    */
   whenDurable(epoch: number): Promise<void> | null;
   /**
+   * Writes of this process whose result has not come back (PostgreSQL: a COMMIT or a single write
+   * sent; other connections can already see it). Always 0 on SQLite, whose statements return
+   * before anything else runs.
+   */
+  writesInFlight(): number;
+  /** Null when no write is in flight; else resolves once every write sent before the call has come back. */
+  writesLanded(): Promise<void> | null;
+  /**
    * A number that changes whenever any process may have changed the rows authentication reads
    * (users, personal and OAuth access tokens), or null when this process cannot tell. SQLite: the
    * read snapshot's `data_version` (it changes with every commit by another connection, this
@@ -176,6 +184,9 @@ interface QueryResultLike {
   insertId?: bigint;
 }
 
+/** What a write to a read-only database (the response refresher's) fails with, before it is tried. */
+export const READ_ONLY = 'the database is open for reading only';
+
 /** Resolves at the next turn of the event loop, once the I/O that came meanwhile (requests) was handled. */
 export function giveWay(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -250,6 +261,8 @@ function runOn(db: BetterSqlite3.Database, query: CompiledQuery): QueryResultLik
  */
 class SqliteHandle {
   inTransaction = false;
+  /** This handle's transaction holds the driver's write lock (released once, by whoever ends it). */
+  holdsLock = false;
   constructor(private readonly driver: TwoConnectionSqliteDriver) {}
 
   executeQuery(query: CompiledQuery): Promise<QueryResultLike> {
@@ -261,6 +274,8 @@ class SqliteHandle {
     if (this.inTransaction) return giveWay().then(() => runOn(d.writer, query));
     const readStmt = d.reader.prepare(query.sql);
     if (readStmt.readonly) return Promise.resolve({ rows: d.readRows(readStmt, query.parameters as unknown[]) });
+    // Refused before anything else: a write must not end a pinned snapshot (Database.pinRead).
+    if (d.readOnly) return Promise.reject(new Error(READ_ONLY));
     return d.withWriteLock(() => runOn(d.writer, query));
   }
 
@@ -290,8 +305,10 @@ class TwoConnectionSqliteDriver {
     readonly writer: BetterSqlite3.Database,
     readonly reader: BetterSqlite3.Database,
     readCache: boolean,
-    /** Syncs the log after commits (null: read-only, or the writer syncs inside COMMIT). */
+    /** Syncs the log after commits (null: read-only). */
     readonly walSync: WalSync | null,
+    /** Reads only (the response refresher): every write is refused before it is tried. */
+    readonly readOnly = false,
   ) {
     this.results = readCache ? new ResultStore() : null;
   }
@@ -363,6 +380,8 @@ class TwoConnectionSqliteDriver {
   }
 
   async pinRead<T>(fn: () => Promise<T>): Promise<T> {
+    // The outermost pin takes a snapshot of its own (one left open from earlier in the turn may be older).
+    if (this.pins === 0) this.endRead();
     this.pins++;
     try {
       this.beginRead();
@@ -375,6 +394,8 @@ class TwoConnectionSqliteDriver {
   private beginRead(): void {
     // A snapshot SQLite ended by itself (after an error) counts as none.
     if (this.reading && this.reader.inTransaction) return;
+    // While pinned, a new snapshot would mix two states in one batch: the batch fails instead.
+    if (this.pins > 0 && this.reading) throw new Error('the pinned read snapshot was lost');
     this.reading = false;
     this.version = Number.NaN;
     // A read transaction left open by a failed commit (endRead) holds an old snapshot: drop it.
@@ -457,6 +478,7 @@ class TwoConnectionSqliteDriver {
   }
 
   async beginTransaction(handle: SqliteHandle): Promise<void> {
+    if (this.readOnly) throw new Error(READ_ONLY);
     const wait = this.lock.lock();
     if (wait) await wait;
     try {
@@ -466,6 +488,7 @@ class TwoConnectionSqliteDriver {
       throw err;
     }
     handle.inTransaction = true;
+    handle.holdsLock = true;
   }
 
   async commitTransaction(handle: SqliteHandle): Promise<void> {
@@ -482,17 +505,23 @@ class TwoConnectionSqliteDriver {
     handle.inTransaction = false;
     this.writeEpoch++;
     this.endRead();
+    handle.holdsLock = false;
     this.lock.unlock();
-    // Done once on disk (WalSync), while the event loop goes on.
+    // Done once on disk (WalSync), while the event loop goes on. If the sync fails, the commit
+    // stands but is not known to be on disk: the caller fails, and Kysely's rollback that follows
+    // finds nothing of this handle's to undo (the lock may be another transaction's by now).
     await this.walSync?.sync(this.writeEpoch);
   }
 
   async rollbackTransaction(handle: SqliteHandle): Promise<void> {
     try {
-      if (this.writer.inTransaction) this.writer.prepare('rollback').run();
+      if (handle.inTransaction && this.writer.inTransaction) this.writer.prepare('rollback').run();
     } finally {
       handle.inTransaction = false;
-      this.lock.unlock();
+      if (handle.holdsLock) {
+        handle.holdsLock = false;
+        this.lock.unlock();
+      }
     }
   }
 
@@ -524,9 +553,9 @@ class TwoConnectionSqliteDriver {
 class TwoConnectionSqliteDialect extends SqliteDialect {
   readonly driver: TwoConnectionSqliteDriver;
 
-  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database; readCache: boolean; walSync: WalSync | null }) {
+  constructor(connections: { writer: BetterSqlite3.Database; reader: BetterSqlite3.Database; readCache: boolean; walSync: WalSync | null; readOnly: boolean }) {
     super({ database: connections.writer });
-    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader, connections.readCache, connections.walSync);
+    this.driver = new TwoConnectionSqliteDriver(connections.writer, connections.reader, connections.readCache, connections.walSync, connections.readOnly);
   }
 
   override createAdapter() {
@@ -718,7 +747,7 @@ export function createDatabase(opts: {
   const file = opts.sqliteFile ?? join(opts.dataDir, 'labwright.sqlite3');
   const writer = openSqlite(file, { reader: opts.readOnly });
   const reader = openSqlite(file, { reader: true });
-  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.readCache ?? true, walSync: opts.readOnly ? null : new WalSync(`${file}-wal`) });
+  const dialect = new TwoConnectionSqliteDialect({ writer, reader, readCache: opts.readCache ?? true, walSync: opts.readOnly ? null : new WalSync(`${file}-wal`), readOnly: opts.readOnly === true });
   const log = queryStatsLogger();
   const db = new Kysely<DB>({ dialect, log });
   // Reads on the read connection without the executor (`read`, and prepared statements through
@@ -738,6 +767,8 @@ export function createDatabase(opts: {
     dialect: 'sqlite',
     writeEpoch: () => dialect.driver.writeEpoch,
     whenDurable: (epoch) => dialect.driver.whenDurable(epoch),
+    writesInFlight: () => 0,
+    writesLanded: () => null,
     authChanges: () => dialect.driver.dataVersion(),
     externalChanges: () => dialect.driver.externalVersion(),
     pinRead: (fn) => dialect.driver.pinRead(fn),
@@ -769,6 +800,7 @@ function readOnlyPostgres(databaseUrl: string): Database {
   const pool = new (loadPg().Pool)({ connectionString: databaseUrl, max: 2, keepAlive: true, options: '-c default_transaction_read_only=on' });
   pool.on('error', () => undefined);
   const driver = new CachingPostgresDriver(pool, async () => preparing(await pool.connect()), null);
+  driver.readOnly = true;
   return postgresDatabase(pool, driver, { authChanges: () => null, externalChanges: () => null, maxAgeMs: MAX_AGE_MS, readGeneration: () => null, readCacheStats: () => null, beforeClose: async () => undefined });
 }
 
@@ -786,6 +818,8 @@ function postgresDatabase(
     dialect: 'postgres',
     writeEpoch: () => driver.writeEpoch,
     whenDurable: () => null,
+    writesInFlight: () => driver.writesInFlight(),
+    writesLanded: () => driver.writesLanded(),
     pinRead: (fn) => driver.pinRead(fn),
     checkpoint: () => undefined,
     ...rest,

@@ -106,11 +106,17 @@ class PgHandle implements DatabaseConnection {
       const rows = await d.readThrough(query.sql, query.parameters, async () => (await this.send(query)).rows);
       return { rows: rows as R[] };
     }
+    // Refused before it is sent: it would abort a pinned snapshot's transaction (Database.pinRead).
+    if (d.readOnly) throw new Error('the database is open for reading only');
+    // A write outside a transaction is seen by other connections as soon as it is done, before
+    // its result comes back here (Database.writesInFlight).
+    const flight = this.inTransaction ? 0 : d.sendingWrite();
     try {
       return (await this.send(query)) as QueryResult<R>;
     } finally {
       // After the write's result (or failure): reads from now on go to the server.
       d.wrote();
+      if (flight) d.landed(flight);
     }
   }
 
@@ -122,7 +128,14 @@ class PgHandle implements DatabaseConnection {
         this.borrowed = true;
       } else this.client = await this.driver.connect();
     }
-    return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
+    if (!this.borrowed) return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
+    try {
+      return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
+    } catch (err) {
+      // The pinned transaction is aborted: what the batch reads from now on is not to be trusted.
+      this.driver.pinBroken = true;
+      throw err;
+    }
   }
 
   // eslint-disable-next-line require-yield
@@ -292,6 +305,10 @@ export class CachingPostgresDriver implements Driver {
 
   /** The client every read goes through while pinRead runs (its REPEATABLE READ transaction). */
   pinned: pg.PoolClient | null = null;
+  /** A statement failed on the pinned client (its transaction is aborted): pinRead fails. */
+  pinBroken = false;
+  /** Reads only (the response refresher): writes and transactions are refused before they are sent. */
+  readOnly = false;
 
   /**
    * Database.pinRead: `fn`'s reads see one snapshot, taken at its first statement. Nested calls
@@ -301,10 +318,13 @@ export class CachingPostgresDriver implements Driver {
     if (this.pinned) return fn();
     const client = await this.connect();
     let healthy = true;
+    this.pinBroken = false;
     try {
       await client.query('start transaction isolation level repeatable read read only');
       this.pinned = client;
-      return await fn();
+      const result = await fn();
+      if (this.pinBroken) throw new Error('a statement failed in the pinned read snapshot');
+      return result;
     } finally {
       this.pinned = null;
       try {
@@ -323,7 +343,7 @@ export class CachingPostgresDriver implements Driver {
   }
 
   async beginTransaction(handle: PgHandle, settings: TransactionSettings): Promise<void> {
-    if (this.pinned) throw new Error('no transaction may begin while a read snapshot is pinned');
+    if (this.pinned || this.readOnly) throw new Error('no transaction may begin on a read-only database or while a read snapshot is pinned');
     let text = 'begin';
     if (settings.isolationLevel || settings.accessMode) {
       text = 'start transaction';
@@ -344,12 +364,48 @@ export class CachingPostgresDriver implements Driver {
 
   /** A failed COMMIT leaves the handle in its transaction: Kysely rolls back next (see releaseConnection). */
   private async endTransaction(handle: PgHandle, text: 'commit' | 'rollback'): Promise<void> {
+    const flight = text === 'commit' ? this.sendingWrite() : 0;
     try {
       await handle.send(CompiledQuery.raw(text));
       handle.inTransaction = false;
     } finally {
       this.wrote();
+      if (flight) this.landed(flight);
     }
+  }
+
+  /** Writes sent whose result has not come (by number), and those waiting for them (writesLanded). */
+  private readonly inFlight = new Set<number>();
+  private lastFlight = 0;
+  private landings: Array<{ upTo: number; resolve: () => void }> = [];
+
+  /** A COMMIT or a single write is about to be sent; returns its number for `landed`. */
+  sendingWrite(): number {
+    const n = ++this.lastFlight;
+    this.inFlight.add(n);
+    return n;
+  }
+
+  /** Its result came (after `wrote`: the write epoch counts it by then). */
+  landed(n: number): void {
+    this.inFlight.delete(n);
+    if (this.landings.length === 0) return;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const m of this.inFlight) if (m < oldest) oldest = m;
+    const ready = this.landings.filter((l) => l.upTo < oldest);
+    if (ready.length === 0) return;
+    this.landings = this.landings.filter((l) => l.upTo >= oldest);
+    for (const l of ready) l.resolve();
+  }
+
+  writesInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  writesLanded(): Promise<void> | null {
+    if (this.inFlight.size === 0) return null;
+    const upTo = this.lastFlight;
+    return new Promise<void>((resolve) => this.landings.push({ upTo, resolve }));
   }
 
   async savepoint(handle: PgHandle, name: string): Promise<void> {

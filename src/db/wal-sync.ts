@@ -7,7 +7,8 @@
 // database file after it, so the file is never corrupted), and a commit is reported done only once
 // this has called fdatasync on the log, on libuv's thread pool: a write is acknowledged only when
 // it is on disk, as before. Commits that come while a sync runs share the next one.
-import { fdatasync, fstat, open, close, stat } from 'node:fs';
+import { close, fdatasync, fstat, fsync, open, stat } from 'node:fs';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -15,6 +16,7 @@ const fstatAsync = promisify(fstat);
 const statAsync = promisify(stat);
 const openAsync = promisify(open);
 const closeAsync = promisify(close);
+const fsyncAsync = promisify(fsync);
 
 export class WalSync {
   private fd: number | null = null;
@@ -75,7 +77,15 @@ export class WalSync {
       this.fd = null;
       await closeAsync(old).catch(noop);
     }
-    this.fd = await openAsync(this.walPath, 'r');
+    // Opened for writing (nothing is written through it): fsync needs that on some systems.
+    this.fd = await openAsync(this.walPath, 'r+');
+    // A log file made since the last sync must be found after a power failure too: its directory
+    // entry is synced once (SQLite would do it at the first checkpoint).
+    const dir = await openAsync(dirname(this.walPath), 'r').catch(() => null);
+    if (dir !== null) {
+      await fsyncAsync(dir).catch(noop);
+      await closeAsync(dir).catch(noop);
+    }
     return this.fd;
   }
 

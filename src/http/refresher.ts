@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import type { Recipe, RefreshBatch, Refresher } from './response-cache.js';
+import type { Recipe, RefreshBatch, Refresher } from './kept-response.js';
 
 export type RefreshMode = 'on' | 'eager' | 'off';
 
@@ -21,6 +21,8 @@ const DEMAND_TO_START = 3;
 const BATCH_TIMEOUT_MS = 10_000;
 /** After the worker failed, it is started again no sooner than this. */
 const RETRY_MS = 30_000;
+/** A worker not ready by then has failed to start. */
+const START_TIMEOUT_MS = 30_000;
 
 type FromWorker =
   | { type: 'ready' }
@@ -53,9 +55,12 @@ export class WorkerRefresher implements Refresher {
   constructor(
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
-    mode: 'on' | 'eager',
-  ) {
-    if (mode === 'eager') this.start();
+    private readonly mode: 'on' | 'eager',
+  ) {}
+
+  /** Called once the server's app is built (its migrations run): `eager` starts the worker now. */
+  serverReady(): void {
+    if (this.mode === 'eager') this.start();
   }
 
   ready(): boolean {
@@ -96,6 +101,13 @@ export class WorkerRefresher implements Refresher {
     // The server's exit does not wait for it.
     worker.unref();
     this.worker = worker;
+    const startTimer = setTimeout(() => {
+      if (this.worker === worker && this.state === 'starting') {
+        this.log.warn('the response refresher did not start in time');
+        this.failed(worker);
+      }
+    }, START_TIMEOUT_MS);
+    startTimer.unref();
     worker.on('message', (msg: FromWorker) => this.message(worker, msg));
     worker.on('error', (err) => {
       this.log.warn({ err }, 'the response refresher failed');

@@ -6,12 +6,12 @@
 // any other. What a kept response was made from, and what ends it:
 //
 // - The database. The store holds responses made from one state of the data: every commit of
-//   this process up to `epoch` (Database.writeEpoch), and every commit of any other process seen
-//   by `Database.externalChanges` when the store last started over. A response is kept only if no
-//   commit of this process was waiting (`settled`) and nothing changed from before the request was
-//   authenticated until the response was done, so the caller's rows and every read of the handler
-//   saw that state. Another process's commit (SQLite: the writer connection's `data_version`;
-//   PostgreSQL: a change notice, or the read cache's age bound) empties the store.
+//   this process up to `epoch` (Database.writeEpoch), and every commit of another process seen by
+//   `Database.externalChanges` when the store last started over. A response is kept only if no
+//   write of this process was waiting to be shown (`settled`) and nothing changed from before the
+//   request was authenticated until the response was done, so the caller's rows and every read of
+//   the handler saw that state. Another process's commit (SQLite: the writer connection's
+//   `data_version`; PostgreSQL: a change notice, or the read cache's age bound) empties the store.
 // - The request: method, the URL as sent (nothing is kept for a request with a token on the query
 //   string), the base URL of links, and the caller (the token and the acting user, so sudo and
 //   each token are their own entries).
@@ -30,17 +30,18 @@
 // same routes, http/refresher.ts) from one snapshot taken after the commit, and replace the store
 // together. Until they do, requests answered from the store get the responses from before the
 // commit, and every other response (the write's own, and anything made from the newer data) is
-// held back (`covered`) until the store shows at least what it saw. So no client can see the
-// commit before the store does, or after seeing it get an answer without it: a write is
-// acknowledged once the kept responses show it, and the reads answered meanwhile are ordered
-// before it. With nothing read recently, no refresher, or a round that fails, the store is simply
-// emptied, as before rounds existed, and the held responses go at once.
+// held back (`covered`) until the store shows at least what it saw, and until that is on disk. So
+// no client can see the commit before the store does, or after seeing it get an answer without it:
+// a write is acknowledged once the kept responses show it, and the reads answered meanwhile are
+// ordered before it. With nothing read recently, no refresher, a round that fails or takes longer
+// than ROUND_DEADLINE_MS, the store is simply emptied, as before rounds existed, and the held
+// responses go at once.
 //
 // Handlers must not have other side effects: a hit does not run them.
 
 import type { Database } from '../db/database.js';
 import { todayUtc } from '../services/personal-access-tokens.js';
-import type { TokenKind } from './auth.js';
+import { currentFlips, noteTimeFlip, type BranchRef, type CachedResponse, type Recipe, type RefreshBatch, type Refresher } from './kept-response.js';
 
 /** Bounds (then the store starts over): estimated bytes (bodies as stored, two per character of the rest), responses, key length. */
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -50,62 +51,14 @@ const MAX_KEY = 8192;
 const MAX_ONE = MAX_BYTES / 16;
 /** A kept response read within this long is made again by a refresh round; the others are dropped. */
 export const HOT_MS = 2000;
-/** Most responses one round makes again (the most recently read). */
+/** Most responses one round makes again (the most recently read; the others are dropped). */
 const MAX_REFRESHED = 32;
-/** After a round, the next one waits this many times as long as it took. */
+/** After a round, the next one waits this many times as long as it took... */
 const ROUND_PAUSE = 2;
-/** The longest pause, whatever a round took (a first round, or one on a loaded machine, is slow). */
+/** ...but no longer than this (a first round, or one on a loaded machine, is slow). */
 const MAX_PAUSE_MS = 100;
-
-/** A branch a kept response depends on, and where it pointed when the response was made. */
-export interface BranchRef {
-  gitDir: string;
-  branch: string;
-  sha: string | null;
-}
-
-export interface CachedResponse {
-  /** The JSON, encoded once: a hit hands these bytes to the socket as they are. */
-  body: Buffer;
-  /** Headers the handler set (pagination), name and value. */
-  headers: ReadonlyArray<readonly [string, string]>;
-  /** Checked on every hit: false means the response may no longer be used. */
-  check: (() => boolean | Promise<boolean>) | null;
-  /** What `check` checks, as data (so that a refresher's response can be checked here too). */
-  branches?: readonly BranchRef[] | null;
-}
-
-/** What is needed to make a kept response again elsewhere: the request without its credentials. */
-export interface Recipe {
-  /** The URL as sent (path and query). */
-  url: string;
-  /** The headers the response may depend on besides the token: host, sudo, forwarding. */
-  headers: Record<string, string>;
-  /** The token the caller used (the refresher checks it again by id), or null for anonymous. */
-  identity: { kind: TokenKind; id: number } | null;
-  /** The base URL the response was made for: the refresher's must be the same. */
-  base: string;
-}
-
-/** A response the refresher made: the parts of a CachedResponse that cross threads. */
-export interface MadeResponse {
-  body: Uint8Array;
-  headers: Array<[string, string]>;
-  branches: BranchRef[] | null;
-}
-
-export interface RefreshBatch {
-  /** Made again, by key; null where no response may be kept (an error, a changed access). */
-  made: Array<MadeResponse | null>;
-  /** The earliest time a presenter noted while making them (noteTimeFlip), or null. */
-  flipAt: number | null;
-}
-
-export interface Refresher {
-  /** Whether a batch can be sent now; false also tells the refresher it was wanted. */
-  ready(): boolean;
-  refresh(recipes: Recipe[]): Promise<RefreshBatch>;
-}
+/** A round not done by then is given up (the store is emptied): nothing waits longer for one. */
+const ROUND_DEADLINE_MS = 500;
 
 interface Entry {
   response: CachedResponse;
@@ -119,33 +72,8 @@ interface Round {
   /** The write epoch the round brings the store to. */
   target: number;
   external: number | null;
-  day: string;
-  flips: number;
   startedAt: number;
-}
-
-/** The earliest future time a presenter's answer changes at (ms since the epoch), over all stores. */
-let flipAt = Number.POSITIVE_INFINITY;
-/** Bumped whenever the clock passes `flipAt`: every store then starts over. */
-let flips = 0;
-
-/** Tells every response cache that what is being presented changes at `t` (ms since the epoch). */
-export function noteTimeFlip(t: number): void {
-  if (t < flipAt) flipAt = t;
-}
-
-/** The earliest time noted with noteTimeFlip that has not passed yet (the refresher reports it), or null. */
-export function pendingTimeFlip(): number | null {
-  currentFlips();
-  return flipAt === Number.POSITIVE_INFINITY ? null : flipAt;
-}
-
-function currentFlips(): number {
-  if (flipAt !== Number.POSITIVE_INFINITY && Date.now() >= flipAt) {
-    flipAt = Number.POSITIVE_INFINITY;
-    flips++;
-  }
-  return flips;
+  deadline: NodeJS.Timeout;
 }
 
 function entryBytes(key: string, response: CachedResponse): number {
@@ -185,7 +113,11 @@ export class ResponseCache {
   /** performance.now() of the state the store shows (for the PostgreSQL age bound). */
   private since = performance.now();
   private round: Round | null = null;
-  private roundSoon = false;
+  /** performance.now() when the last round ended, and how long it took (pacing). */
+  private lastRoundEnd = Number.NEGATIVE_INFINITY;
+  private lastRoundMs = 0;
+  private roundTimer: NodeJS.Timeout | null = null;
+  private closed = false;
   /** Responses held back until the store shows the write epoch they were made at. */
   private waiters: Array<{ epoch: number; go: () => void }> = [];
   private readonly refresher: Refresher | null;
@@ -208,20 +140,19 @@ export class ResponseCache {
    * PostgreSQL's listening connection down).
    */
   begin(): number | null {
-    const generation = this.database.readGeneration();
-    const external = generation === null ? null : this.database.externalChanges();
+    const external = this.externalNow();
     if (external === null) {
       if (this.entries.size > 0 || this.round || this.waiters.length > 0) this.restart(null, 'no cache');
       return null;
     }
     if (external !== this.external || this.outdated()) this.restart(external, external !== this.external ? 'external' : 'outdated');
-    else if (this.database.writeEpoch() > this.epoch) this.roundLater();
+    else if (this.database.writeEpoch() > this.epoch) this.startRound();
     return this.era;
   }
 
-  /** Whether the store shows every write of this process (a response made now may be kept). */
+  /** Whether the store shows every write of this process, none under way (a response made now may be kept). */
   settled(): boolean {
-    return this.epoch === this.database.writeEpoch();
+    return this.epoch === this.database.writeEpoch() && this.database.writesInFlight() === 0;
   }
 
   /** The kept response for `key`, counted as read now (call `begin` first, in the same turn). */
@@ -263,22 +194,30 @@ export class ResponseCache {
   }
 
   /**
-   * Null when a response made at this process's write epoch `epoch` may be sent now (the store
-   * shows that epoch); otherwise a promise that resolves once it does. Every response but those
-   * answered from the store goes through here (app.ts), and so do webhook deliveries and the end of
-   * a push: none of them may tell a client of a write the store does not show yet.
+   * Null when a response may be sent now: the store shows every write of this process it may have
+   * seen (all of them, or up to write epoch `epoch` when the caller knows which), and they are on
+   * disk. Otherwise a promise that resolves once that holds (it never rejects). Every response but
+   * those answered from the store goes through here (app.ts), and so do webhook deliveries and the
+   * end of a push: none of them may tell a client of a write the store does not show yet.
    */
-  covered(epoch: number = this.database.writeEpoch()): Promise<void> | null {
+  covered(epoch?: number): Promise<void> | null {
+    if (epoch !== undefined) return this.coveredAt(epoch);
+    // A write whose result has not come back yet (PostgreSQL) may be seen already: wait for it.
+    const landing = this.database.writesLanded();
+    if (landing) return landing.then(() => this.coveredAt(this.database.writeEpoch()) ?? undefined);
+    return this.coveredAt(this.database.writeEpoch());
+  }
+
+  private coveredAt(epoch: number): Promise<void> | null {
     const store = this.storeShows(epoch);
-    // And the commits are on disk (a response made from the data may show one).
-    const disk = this.database.whenDurable(epoch);
+    const disk = this.database.whenDurable(epoch)?.catch(() => undefined) ?? null;
     if (!store) return disk;
     return disk ? Promise.all([store, disk]).then(() => undefined) : store;
   }
 
   private storeShows(epoch: number): Promise<void> | null {
     if (epoch <= this.epoch) return null;
-    // Another process's change, a new day: the store starts over, which covers everything.
+    // Another process's change, a new day: the store starts over, which covers everything; else a round.
     this.begin();
     if (epoch <= this.epoch) return null;
     this.startRound();
@@ -345,6 +284,17 @@ export class ResponseCache {
     return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, shared: this.shared, refreshed: this.refreshed, unmade: this.unmade, rounds: this.rounds, held: this.held, heldMs: Math.round(this.heldMs), waiting: this.waiters.length, restarts: { ...this.restarts } };
   }
 
+  /** Stops rounds and timers and lets everything held go (the server is closing). */
+  close(): void {
+    this.closed = true;
+    this.restart(null, 'closed');
+  }
+
+  /** Database.externalChanges, or null when the read cache cannot vouch for anything now. */
+  private externalNow(): number | null {
+    return this.database.readGeneration() === null ? null : this.database.externalChanges();
+  }
+
   /** The day or the clock moved on, or (PostgreSQL) the state the store shows is older than the read cache may be. */
   private outdated(): boolean {
     const maxAge = this.database.maxAgeMs;
@@ -363,6 +313,7 @@ export class ResponseCache {
     this.flips = currentFlips();
     this.since = performance.now();
     // A round under way now makes responses from before the restart's state: they are not used.
+    if (this.round) clearTimeout(this.round.deadline);
     this.round = null;
     if (this.roundTimer) clearTimeout(this.roundTimer);
     this.roundTimer = null;
@@ -377,84 +328,83 @@ export class ResponseCache {
     for (const w of ready) w.go();
   }
 
-  /** A round soon (not inside the commit or the request that noticed the write). */
-  private roundLater(): void {
-    if (this.round || this.roundSoon) return;
-    this.roundSoon = true;
-    setImmediate(() => {
-      this.roundSoon = false;
-      this.startRound();
-    });
+  /** The entries read within HOT_MS that a round can make again, most recently read first. */
+  private hot(): Array<[string, Entry]> {
+    const now = performance.now();
+    const hot: Array<[string, Entry]> = [];
+    for (const item of this.entries) if (item[1].recipe && now - item[1].lastHit < HOT_MS) hot.push(item);
+    hot.sort((a, b) => b[1].lastHit - a[1].lastHit);
+    if (hot.length > MAX_REFRESHED) hot.length = MAX_REFRESHED;
+    return hot;
   }
 
   /**
    * Brings the store to this process's current write epoch: at once by emptying it when nothing in
    * it was read lately or no refresher can make them again; otherwise by a refresh round.
+   *
+   * Rounds are paced so that the refresher works at most a third of the time: while writes keep
+   * coming, each round then takes in the writes of the pause before it, and the refresher's thread
+   * leaves the cores to the server's thread and to its clients (on the bench's 2 cores, rounds back
+   * to back kept a core busy and the reads' p90 was twice as high). A write waits for at most one
+   * pause and one round; the reads answered from the store meanwhile do not wait.
    */
-  /** performance.now() when the last round ended, and how long it took (pacing). */
-  private lastRoundEnd = Number.NEGATIVE_INFINITY;
-  private lastRoundMs = 0;
-  private roundTimer: NodeJS.Timeout | null = null;
-
   private startRound(): void {
-    if (this.round || this.roundTimer) return;
+    if (this.round || this.roundTimer || this.closed) return;
     const target = this.database.writeEpoch();
     if (target <= this.epoch) return;
-    // Rounds are paced so that the refresher works at most a third of the time: while writes keep
-    // coming, each round then takes in the writes of the pause before it, and the refresher's
-    // thread leaves the cores to the server's thread and to its clients (on the bench's 2 cores,
-    // rounds back to back kept a core busy and the reads' p90 was twice as high). A write waits for
-    // at most one pause and one round; the reads answered from the store meanwhile do not wait.
-    const wait = this.lastRoundEnd + Math.min(ROUND_PAUSE * this.lastRoundMs, MAX_PAUSE_MS) - performance.now();
-    if (wait > 0 && this.entries.size > 0) {
-      this.roundTimer = setTimeout(() => {
-        this.roundTimer = null;
-        this.startRound();
-      }, Math.ceil(wait));
-      return;
-    }
-    const external = this.database.readGeneration() === null ? null : this.database.externalChanges();
+    const external = this.externalNow();
     if (external === null || external !== this.external || this.outdated()) {
       this.restart(external, 'external at round');
       return;
     }
-    const now = performance.now();
-    const hot: Array<[string, Entry]> = [];
-    for (const item of this.entries) if (item[1].recipe && now - item[1].lastHit < HOT_MS) hot.push(item);
+    const hot = this.hot();
     if (hot.length === 0 || !this.refresher || !this.refresher.ready()) {
       this.restart(external, hot.length === 0 ? 'nothing read lately' : 'no refresher');
       return;
     }
-    hot.sort((a, b) => b[1].lastHit - a[1].lastHit);
-    if (hot.length > MAX_REFRESHED) hot.length = MAX_REFRESHED;
-    const round: Round = { target, external, day: this.day, flips: this.flips, startedAt: now };
+    const wait = this.lastRoundEnd + Math.min(ROUND_PAUSE * this.lastRoundMs, MAX_PAUSE_MS) - performance.now();
+    if (wait > 0) {
+      this.roundTimer = setTimeout(() => {
+        this.roundTimer = null;
+        this.startRound();
+      }, Math.ceil(wait));
+      this.roundTimer.unref();
+      return;
+    }
+    const deadline = setTimeout(() => {
+      if (this.round === round) this.restart(this.externalNow(), 'round too slow');
+    }, ROUND_DEADLINE_MS);
+    deadline.unref();
+    const round: Round = { target, external, startedAt: performance.now(), deadline };
     this.round = round;
     this.rounds++;
-    this.refresher.refresh(hot.map(([, e]) => e.recipe!)).then(
-      (batch) => this.install(round, hot, batch),
-      () => {
-        if (this.round === round) this.restart(this.database.readGeneration() === null ? null : this.database.externalChanges(), 'round failed');
-      },
-    );
+    this.refresher
+      .refresh(hot.map(([, e]) => e.recipe!))
+      .then((batch) => this.install(round, hot, batch))
+      .catch(() => {
+        if (this.round === round) this.restart(this.externalNow(), 'round failed');
+      });
   }
 
   /** Replaces the store with a round's responses, unless the round was overtaken. */
   private install(round: Round, hot: Array<[string, Entry]>, batch: RefreshBatch): void {
     if (this.round !== round) return;
-    // What the store will show is on disk first (it nearly always is by now: a batch takes longer than a sync).
-    const disk = this.database.whenDurable(round.target);
+    // What the store will show is on disk first. The refresher's snapshot was taken after the round
+    // began and may hold later commits of this process too: all of them, up to now.
+    const disk = this.database.whenDurable(this.database.writeEpoch());
     if (disk) {
       disk.then(
         () => this.install(round, hot, batch),
-        () => this.round === round && this.restart(null, 'round failed'),
+        () => this.round === round && this.restart(this.externalNow(), 'round failed'),
       );
       return;
     }
+    clearTimeout(round.deadline);
     this.round = null;
     this.lastRoundEnd = performance.now();
     this.lastRoundMs = this.lastRoundEnd - round.startedAt;
     if (batch.flipAt !== null) noteTimeFlip(batch.flipAt);
-    const external = this.database.readGeneration() === null ? null : this.database.externalChanges();
+    const external = this.externalNow();
     if (external === null || external !== round.external || this.outdated()) {
       this.restart(external, 'overtaken');
       return;
@@ -475,6 +425,10 @@ export class ResponseCache {
         branches: made.branches,
       };
       const size = entryBytes(key, response);
+      if (size > MAX_ONE || bytes + size > MAX_BYTES) {
+        this.unmade++;
+        continue;
+      }
       // The latest read of the old entry (reads went on during the round).
       fresh.set(key, { response, recipe: old.recipe, lastHit: this.entries.get(key)?.lastHit ?? old.lastHit, bytes: size });
       bytes += size;

@@ -8,7 +8,8 @@ import { ANONYMOUS, authenticate, refreshRequest, type Auth } from './auth.js';
 import { ApiError, forbidden, preconditionFailed, unauthorized } from './errors.js';
 import { withEventChain } from './event-chain.js';
 import { mergeParams, Params } from './params.js';
-import type { BranchRef, CachedResponse, Recipe, ResponseCache } from './response-cache.js';
+import type { BranchRef, CachedResponse, Recipe } from './kept-response.js';
+import type { ResponseCache } from './response-cache.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -185,7 +186,7 @@ function recipeOf(req: FastifyRequest, c: Ctx): Recipe {
     if (typeof v === 'string') headers[name] = v;
   }
   const t = c.auth.token;
-  return { url: req.url, headers, identity: t ? { kind: t.kind, id: t.id } : null, base: c.base };
+  return { url: req.url, headers, identity: t ? { kind: t.kind, id: t.id } : null, userId: c.user ? c.user.id : 0, base: c.base };
 }
 
 function sendKept(reply: FastifyReply, kept: CachedResponse): Buffer {
@@ -279,7 +280,7 @@ async function remake(app: AppContext, req: FastifyRequest, reply: FastifyReply,
   const ctx = await buildCtx(app, req, reply, opts, state);
   const result = await handler(ctx);
   let kept = false;
-  const sent = respond(reply, method, state, { keep: (m) => (kept = true) && app.refresh!.made.set(n, { response: m, base: ctx.base }), made: () => undefined }, result);
+  const sent = respond(reply, method, state, { keep: (m) => (kept = true) && app.refresh!.made.set(n, { response: m, base: ctx.base, userId: ctx.user ? ctx.user.id : 0 }), made: () => undefined }, result);
   // The round takes the bytes from `made`: they need not also go through the injected response.
   return kept ? '' : sent;
 }

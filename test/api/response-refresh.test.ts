@@ -136,6 +136,66 @@ describe('refresh rounds', () => {
     expect((await s.request('GET', '/user')).text).toBe(viaSudo.text);
   });
 
+  it('a read that would write when made again (its branch moved) is dropped, and the rest of the round stands', async () => {
+    await commit(s, pid, 'r-writes', { 'w.txt': 'one\n' }, { from: 'main' });
+    const mr = await openMr(s, pid, 'r-writes');
+    const path = `/projects/${pid}/merge_requests/${mr.iid}`;
+    const other = `/projects/${pid}`;
+    await kept(path);
+    await kept(other);
+    // The source branch moves (git only): the next read of the request computes its status again
+    // and writes it, which the refresher's read-only database refuses.
+    const sha = await commit(s, pid, 'r-writes', { 'w.txt': 'two\n' });
+    const unmade = stats().unmade;
+    expect((await s.request('PUT', `/projects/${pid}`, { json: { description: 'moved' } })).status).toBe(200);
+    expect(stats().unmade).toBeGreaterThan(unmade);
+    // The project was made again from the same snapshot and shows the write.
+    const hits = stats().hits;
+    const project = await s.request('GET', other);
+    expect(stats().hits).toBe(hits + 1);
+    expect(project.body.description).toBe('moved');
+    // The request is made here, with its new status.
+    const again = await s.request('GET', path);
+    expect(again.body.sha).toBe(sha);
+  });
+
+  it('a response kept for a sudo target given by name is not made again for whoever has that name now', async () => {
+    const alice = await s.createUser('refresh-alice');
+    const carol = await s.createUser('refresh-carol');
+    const byName = () => s.request('GET', '/user', { headers: { Sudo: 'refresh-alice' } });
+    await byName();
+    expect((await byName()).body.id).toBe(alice.id);
+    // In one write of this process, alice is renamed and carol takes her name; the round that
+    // follows makes the kept response again with the same Sudo header, which names carol now.
+    await s.app.lw.database.transaction(async (trx) => {
+      await trx.updateTable('users').set({ username: 'refresh-alice-2' }).where('id', '=', alice.id).execute();
+      await trx.updateTable('users').set({ username: 'refresh-alice' }).where('id', '=', carol.id).execute();
+    });
+    // (Written straight to the database, it waits for no round: an API write after it does.)
+    expect((await s.request('PUT', `/projects/${pid}`, { json: { description: 'renamed' } })).status).toBe(200);
+    const byId = await s.request('GET', '/user', { headers: { Sudo: String(alice.id) } });
+    expect(byId.body.id).toBe(alice.id);
+    expect(byId.body.username).toBe('refresh-alice-2');
+    expect((await byName()).body.id).toBe(carol.id);
+  });
+
+  it('HEAD is answered without a body through rounds', async () => {
+    const path = `/projects/${pid}`;
+    for (let i = 0; i < 3; i++) expect((await s.request('HEAD', path)).text).toBe('');
+    expect((await s.request('PUT', path, { json: { description: 'head' } })).status).toBe(200);
+    const head = await s.request('HEAD', path);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect((await s.request('GET', path)).body.description).toBe('head');
+  });
+
+  it("the refresher's internal header means nothing to the server", async () => {
+    const header = { 'x-labwright-refresh': JSON.stringify({ n: 1, identity: { kind: 'personal', id: 1 } }) };
+    expect((await s.request('GET', '/user', { token: null, headers: header })).status).toBe(401);
+    expect((await s.request('GET', `/projects/${pid}`, { token: null, headers: header })).status).toBe(404);
+    expect((await s.request('GET', '/user', { token: dev.token, headers: header })).body.username).toBe('refresh-dev');
+  });
+
   it('without the refresher, rounds empty the store and nothing waits', async () => {
     const list = `/projects/${pid}/merge_requests`;
     await kept(list);

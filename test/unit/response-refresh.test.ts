@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
-import { ResponseCache, type CachedResponse, type MadeResponse, type Recipe, type RefreshBatch, type Refresher } from '../../src/http/response-cache.js';
+import type { CachedResponse, MadeResponse, Recipe, RefreshBatch, Refresher } from '../../src/http/kept-response.js';
+import { ResponseCache } from '../../src/http/response-cache.js';
 import { runOutside, until } from '../helpers/outside.js';
 import { createFreshStorage, TEST_DB, type FreshStorage } from '../helpers/server.js';
 
@@ -33,7 +34,7 @@ class Manual implements Refresher {
   }
 }
 
-const recipe = (url: string): Recipe => ({ url, headers: { host: 'x' }, identity: { kind: 'personal', id: 1 }, base: 'http://x' });
+const recipe = (url: string): Recipe => ({ url, headers: { host: 'x' }, identity: { kind: 'personal', id: 1 }, userId: 1, base: 'http://x' });
 const response = (text: string): CachedResponse => ({ body: Buffer.from(text), headers: [['x-total', '1']], check: null });
 const made = (text: string): MadeResponse => ({ body: new Uint8Array(Buffer.from(text)), headers: [['x-total', '2']], branches: null });
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -134,8 +135,41 @@ describe('refresh rounds', () => {
     await write();
     expect(rc.flight('f', rc.begin()!)).toBeUndefined();
     land(null);
-    rc.covered();
-    refresher.batches[0]?.answer({ made: [made('new a')], flipAt: null });
+    const held = rc.covered()!;
+    refresher.batches[0]!.answer({ made: [made('new a')], flipAt: null });
+    await held;
+    // Settled again: a new flight is joined.
+    const era2 = rc.begin()!;
+    rc.takeOff('g', era2);
+    expect(rc.flight('g', era2)).toBeDefined();
+  });
+
+  it('a round that does not end in time is given up: the store is emptied and nothing waits longer', async () => {
+    const refresher = new Manual();
+    const rc = await storeWith(refresher, ['a']);
+    await write();
+    const started = performance.now();
+    await rc.covered()!;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(450);
+    expect(rc.stats().restarts['round too slow']).toBe(1);
+    expect(rc.get('a')).toBeUndefined();
+    // Its late answer changes nothing.
+    refresher.batches[0]!.answer({ made: [made('late a')], flipAt: null });
+    await nextTurn();
+    expect(rc.get('a')).toBeUndefined();
+  });
+
+  it('closing stops the rounds and lets everything held go', async () => {
+    const refresher = new Manual();
+    const rc = await storeWith(refresher, ['a']);
+    await write();
+    const held = rc.covered()!;
+    rc.close();
+    await held;
+    expect(rc.stats().waiting).toBe(0);
+    await write();
+    expect(rc.covered()).toBeNull();
+    expect(refresher.batches).toHaveLength(1);
   });
 
   it('rounds are paced: the next one waits twice as long as the last took', async () => {

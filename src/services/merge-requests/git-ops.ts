@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import { repoPathFor } from '../projects/lookup.js';
 import type { MrRow } from './rows.js';
-import type { BranchRef } from '../../http/response-cache.js';
+import type { BranchRef } from '../../http/kept-response.js';
 
 /** GitLab caps the stored diff at 1000 files and shows the count as "1000+". */
 export const MAX_CHANGES_COUNT = 1000;

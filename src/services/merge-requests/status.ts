@@ -1,6 +1,6 @@
 // detailed_merge_status with GitLab's precedence (reference §5.3), computed from stored fields only
 // so lists never touch git.
-import { noteTimeFlip } from '../../http/response-cache.js';
+import { noteTimeFlip } from '../../http/kept-response.js';
 import type { ProjectRow } from '../projects/lookup.js';
 import type { MrRow, PipelineRow } from './rows.js';
 

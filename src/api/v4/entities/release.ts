@@ -4,7 +4,7 @@ import type { Commit } from '../../../git/index.js';
 import type { UserRefRow } from '../../../db/repositories/users.js';
 import { releaseSources, SOURCE_FORMATS, type ReleaseLinkRow, type ReleaseRow } from '../../../services/releases.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
-import { noteTimeFlip } from '../../../http/response-cache.js';
+import { noteTimeFlip } from '../../../http/kept-response.js';
 import { presentCommit } from './commit.js';
 import { presentUserBasic } from './user.js';
 

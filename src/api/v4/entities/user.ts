@@ -1,7 +1,7 @@
 // User presenters named after GitLab's entities: UserBasic, User, UserPublic (current user),
 // UserWithAdmin. Field order follows GitLab.
 import type { UserRefRow, UserRow } from '../../../db/repositories/users.js';
-import { noteTimeFlip } from '../../../http/response-cache.js';
+import { noteTimeFlip } from '../../../http/kept-response.js';
 
 export interface PresentCtx {
   base: string;
