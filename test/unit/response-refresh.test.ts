@@ -190,4 +190,24 @@ describe('refresh rounds', () => {
     await second;
     expect(rc.get('a')!.body.toString()).toBe('a2');
   });
+
+  it("a write tried in the refresher's pinned snapshot is refused and leaves the snapshot whole", async () => {
+    const readOnly = createDatabase({ databaseUrl: storage.databaseUrl || null, dataDir: storage.dataDir, readOnly: true, readCache: false });
+    try {
+      const count = async () => (await readOnly.db.selectFrom('labels').select('id').execute()).length;
+      await readOnly.pinRead(async () => {
+        const before = await count();
+        await write();
+        expect(await count()).toBe(before);
+        await expect(readOnly.db.updateTable('labels').set({ description: 'x' }).where('id', '=', 1).execute()).rejects.toThrow(/reading only/);
+        await expect(readOnly.transaction(async () => undefined)).rejects.toThrow();
+        // Still the same snapshot, and still usable.
+        expect(await count()).toBe(before);
+      });
+      // Outside the pin: the write made meanwhile is seen.
+      expect(await count()).toBeGreaterThan(0);
+    } finally {
+      await readOnly.close();
+    }
+  });
 });
