@@ -2,7 +2,7 @@
 // GitLab's default status codes by method (spec rule 13), so handlers stay thin.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
-import { giveWay } from '../db/database.js';
+import { giveWay, giveWayIfLong } from '../db/database.js';
 import type { UserRow } from '../db/repositories/users.js';
 import { ANONYMOUS, authenticate, refreshRequest, type Auth } from './auth.js';
 import { ApiError, forbidden, preconditionFailed, unauthorized } from './errors.js';
@@ -223,7 +223,7 @@ export function route(
       let era = responses ? responses.begin() : null;
       const settled = era !== null && responses!.settled();
       const ctx = await buildCtx(app, req, reply, opts, state);
-      if (method !== 'GET') await giveWay();
+      if (method !== 'GET') await giveWayIfLong();
       let key = '';
       // A kept response may be sent if the store still holds it (the store's data are then no
       // older than any write acknowledged so far).
@@ -253,7 +253,7 @@ export function route(
       if (!responses || era === null || key === '' || !settled) {
         const result = await withEventChain(req, () => handler(ctx));
         // Presenting is done; sending (encoding the body) is the next task.
-        if (method !== 'GET') await giveWay();
+        if (method !== 'GET') await giveWayIfLong();
         return respond(reply, method, state, null, result);
       }
       const land = responses.takeOff(key, era);
