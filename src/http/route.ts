@@ -254,7 +254,9 @@ export function route(
         const result = await withEventChain(req, () => handler(ctx));
         // Presenting is done; sending (encoding the body) is the next task.
         if (method !== 'GET') await giveWayIfLong();
-        return respond(reply, method, state, null, result);
+        // Made while a write waits for the store: not kept, but the next round makes it for the store.
+        const wanted: Keep | null = responses && era !== null && key !== '' ? { keep: () => responses.want(key, recipeOf(req, ctx)), made: () => undefined } : null;
+        return respond(reply, method, state, wanted, result);
       }
       const land = responses.takeOff(key, era);
       state.land = land;

@@ -144,6 +144,26 @@ describe('refresh rounds', () => {
     expect(rc.flight('g', era2)).toBeDefined();
   });
 
+  it('a response asked for while a write waits is not kept, but the next round makes it for the store', async () => {
+    const refresher = new Manual();
+    const rc = await storeWith(refresher, ['a']);
+    await write();
+    const held = rc.covered()!;
+    // 'w' is asked for and made meanwhile (from the newer data): not kept, wanted.
+    expect(rc.set('w', rc.begin()!, response('w'), recipe('/w'))).toBe(false);
+    rc.want('w', recipe('/w'));
+    refresher.batches[0]!.answer({ made: refresher.batches[0]!.recipes.map((r) => made(`new ${r.url}`)), flipAt: null });
+    await held;
+    // Not in that round (it had begun); the next write's round makes it.
+    await write();
+    const second = rc.covered()!;
+    expect(await until(async () => refresher.batches.length === 2, 1000)).toBe(true);
+    expect(refresher.batches[1]!.recipes.map((r) => r.url).sort()).toEqual(['/a', '/w']);
+    refresher.batches[1]!.answer({ made: refresher.batches[1]!.recipes.map((r) => made(`new ${r.url}`)), flipAt: null });
+    await second;
+    expect(rc.get('w')!.body.toString()).toBe('new /w');
+  });
+
   it('a round that does not end in time is given up: the store is emptied and nothing waits longer', async () => {
     const refresher = new Manual();
     const rc = await storeWith(refresher, ['a']);
