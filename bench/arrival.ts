@@ -4,7 +4,9 @@
 // when it left, so a server that falls behind cannot hide it (no coordinated omission).
 // autocannon's overallRate is a per-connection quota per second, sent in bursts, which measures
 // the bursts' own queueing instead. Forked by special.ts; prints one JSON line.
-//   node --import tsx bench/arrival.ts <url> <headers JSON> <seconds> <streams JSON>
+//   node --import tsx bench/arrival.ts <url> <headers JSON> <seconds> <streams JSON> [settle seconds]
+// With a settle time, the load runs that much longer first and what was due in it is not counted
+// (this process's own start: its code compiles while the first requests go out).
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { mrCreateBody } from './load.js';
@@ -35,7 +37,8 @@ export interface StreamResult {
   used: number;
 }
 
-const [url, headersJson, secondsArg, streamsJson] = process.argv.slice(2);
+const [url, headersJson, secondsArg, streamsJson, settleArg = '0'] = process.argv.slice(2);
+const settleMs = Number(settleArg) * 1000;
 const base = new URL(url);
 const headers = JSON.parse(headersJson) as Record<string, string>;
 const seconds = Number(secondsArg);
@@ -74,16 +77,18 @@ function send(st: State, due: number): void {
     path = paths[k % paths.length];
   }
   st.pending.set(due, false);
+  const counted = due >= start + settleMs;
   const finish = (ok: boolean) => {
     const now = performance.now();
     st.pending.delete(due);
+    if (!counted) return;
     st.latencies.push(now - due);
     if (now <= end) st.inTime++;
     if (ok) st.ok++;
     else st.failed++;
   };
   const req = http.request({ host: base.hostname, port: base.port, path, method, headers: h, agent }, (res) => {
-    st.ttfb.push(performance.now() - due);
+    if (counted) st.ttfb.push(performance.now() - due);
     st.pending.set(due, true);
     res.resume();
     res.on('end', () => finish(res.statusCode! >= 200 && res.statusCode! < 300));
@@ -102,7 +107,7 @@ function percentile(sorted: number[], p: number): number {
 
 const states: State[] = streams.map((s) => ({ s, next: 0, latencies: [], ttfb: [], pending: new Map(), inTime: 0, ok: 0, failed: 0, branch: s.create?.firstBranch ?? 0 }));
 const start = performance.now();
-const end = start + seconds * 1000;
+const end = start + settleMs + seconds * 1000;
 
 await new Promise<void>((resolve) => {
   // A tight timer loop: setTimeout(0) wakes about every millisecond; every request whose time
@@ -130,6 +135,7 @@ while (!answeredAll() && performance.now() < deadline) await new Promise((r) => 
 const gaveUp = performance.now();
 for (const st of states) {
   for (const [due, headersCame] of st.pending) {
+    if (due < start + settleMs) continue;
     st.latencies.push(gaveUp - due);
     if (!headersCame) st.ttfb.push(gaveUp - due);
     st.failed++;
@@ -141,7 +147,8 @@ const results: StreamResult[] = states.map((st) => {
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
     name: st.s.name,
-    sent: st.next,
+    // Counted ones only (the settle time's are not).
+    sent: st.ok + st.failed,
     ok: st.ok,
     failed: st.failed,
     rate: st.inTime / seconds,

@@ -245,8 +245,8 @@ export function mrCreateRequest(projectId: number, next: () => number): autocann
 }
 
 /** Runs `streams` at their constant arrival rates for `seconds` from a separate process (bench/arrival.ts). */
-export async function runArrival(url: string, headers: Record<string, string>, seconds: number, streams: Stream[]): Promise<StreamResult[]> {
-  const args = [join(import.meta.dirname, 'arrival.ts'), url, JSON.stringify(headers), String(seconds), JSON.stringify(streams)];
+export async function runArrival(url: string, headers: Record<string, string>, seconds: number, streams: Stream[], settleSeconds = 0): Promise<StreamResult[]> {
+  const args = [join(import.meta.dirname, 'arrival.ts'), url, JSON.stringify(headers), String(seconds), JSON.stringify(streams), String(settleSeconds)];
   const out = await new Promise<string>((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', ...args], { maxBuffer: 1 << 20 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
   });

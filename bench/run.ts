@@ -214,6 +214,7 @@ async function runDatabase(db: DbName, rows: Row[]): Promise<void> {
         await special[sc.run]({
           env,
           timing,
+          rounds: ROUNDS,
           smoke,
           dataDir: current.dataDir,
           databaseUrl: current.databaseUrl,
