@@ -83,18 +83,32 @@ async function mixed(c: SpecialCtx): Promise<void> {
   // A short mixed warm-up first, as for mixed-rate (the first creations of a server pay for start-up).
   if (!c.smoke) await Promise.all([load(c.env.url, c.headers, Math.min(c.timing.warmup, 1), { requests: readReqs }), writeLoad(c, Math.min(c.timing.warmup, 1), 50)]);
   const round = { duration: Math.max(0.5, c.timing.duration / c.rounds), warmup: 0 };
+  // The write load is a process of its own that takes a moment to start sending: the reads'
+  // measurement begins `settle` seconds after it was started, and it goes on until theirs ends.
+  const settle = c.smoke ? 0 : 1.5;
   const alone: Measure[] = [];
   const withWrites: Measure[] = [];
   const writesDone: Measure[] = [];
   let writeRate = 1;
+  const readsAlone = async (first: boolean) => alone.push(await measure({ ...round, warmup: first ? c.timing.warmup : c.smoke ? 0 : 1 }, c.env.url, c.headers, { requests: readReqs }));
+  const readsWithWrites = async () => {
+    const writing = writeLoad(c, settle + round.duration + (c.smoke ? 0 : 0.5), writeRate);
+    await new Promise((r) => setTimeout(r, settle * 1000));
+    withWrites.push(await load(c.env.url, c.headers, round.duration, { requests: readReqs }));
+    writesDone.push(await writing);
+  };
+  // Pairs in turn alone-first and writes-first (A B, B A, A B, …), so that neither side always
+  // follows the other; reads alone warm up again after a round with writes, whose work can linger.
   for (let i = 0; i < c.rounds; i++) {
-    const readOnly = await measure(i === 0 ? { ...round, warmup: c.timing.warmup } : round, c.env.url, c.headers, { requests: readReqs });
-    alone.push(readOnly);
-    // Asked for at a ninth of the first read-only rate, every round.
-    if (i === 0) writeRate = Math.max(1, Math.round(readOnly.rps / 9));
-    const [r, w] = await Promise.all([load(c.env.url, c.headers, round.duration, { requests: readReqs }), writeLoad(c, round.duration, writeRate)]);
-    withWrites.push(r);
-    writesDone.push(w);
+    if (i % 2 === 0) {
+      await readsAlone(i === 0);
+      // Asked for at a ninth of the first read-only rate, every round.
+      if (i === 0) writeRate = Math.max(1, Math.round(alone[0]!.rps / 9));
+      await readsWithWrites();
+    } else {
+      await readsWithWrites();
+      await readsAlone(false);
+    }
   }
   const readOnly = combined(alone);
   const r = combined(withWrites);
@@ -146,11 +160,21 @@ async function mixedArrival(c: SpecialCtx): Promise<void> {
   const mixedWrites: StreamResult[] = [];
   // Each run of the load generator first settles for a second, not counted (its own start).
   const settle = c.smoke ? 0 : 1;
-  for (let i = 0; i < (c.smoke ? 1 : c.rounds); i++) {
-    alone.push((await arrival(c, each, [reads], settle))[0]!);
+  const readsAlone = async () => alone.push((await arrival(c, each, [reads], settle))[0]!);
+  const withWrites = async () => {
     const [r, w] = await arrival(c, each, [reads, writes()], settle);
     mixedReads.push(r!);
     mixedWrites.push(w!);
+  };
+  // Pairs in turn alone-first and writes-first (A B, B A, …), as in `mixed`.
+  for (let i = 0; i < (c.smoke ? 1 : c.rounds); i++) {
+    if (i % 2 === 0) {
+      await readsAlone();
+      await withWrites();
+    } else {
+      await withWrites();
+      await readsAlone();
+    }
   }
   const ratio = middle(mixedReads.map((r, i) => r.p90 / (alone[i]!.p90 || 1)));
   const a = combined(alone.map((x) => asMeasure(x, each)));

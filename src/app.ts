@@ -70,6 +70,9 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q + 1)}${pairs.join('&')}`;
 }
 
+/** Health checks show no data: they never wait for a refresh round (a load balancer must get its answer). */
+const HEALTH_PATHS = new Set(['/-/health', '/-/liveness', '/-/readiness']);
+
 function isApiPath(url: string): boolean {
   return url.startsWith('/api/');
 }
@@ -222,7 +225,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
     // Nothing but a response from the store as it is may tell of a write the store does not show
     // yet: the others wait for the refresh round (http/response-cache.ts, covered).
-    const wait = responses && !req.lwFromStore ? responses.covered() : null;
+    const wait = responses && !req.lwFromStore && !HEALTH_PATHS.has(req.url) ? responses.covered() : null;
     if (wait) wait.then(() => sendInBurst(req, done, payload), (err: Error) => done(err));
     else sendInBurst(req, done, payload);
   });

@@ -49,6 +49,12 @@ export interface Database {
    * before anything else runs.
    */
   writesInFlight(): number;
+  /**
+   * A number that goes up whenever this process has changed what other connections see: a commit,
+   * or a write outside a transaction (not a statement inside one, not a rollback). The response
+   * store counts its state by it. On SQLite it is writeEpoch.
+   */
+  visibleEpoch(): number;
   /** Null when no write is in flight; else resolves once every write sent before the call has come back. */
   writesLanded(): Promise<void> | null;
   /**
@@ -293,7 +299,12 @@ class SqliteHandle {
     // waited for all of it (a merge request creation: 1.8 ms of statements, then the commit).
     if (this.inTransaction) {
       const turn = giveWayIfLong();
-      return turn ? turn.then(() => runOn(d.writer, query)) : Promise.resolve(runOn(d.writer, query));
+      if (turn) return turn.then(() => runOn(d.writer, query));
+      try {
+        return Promise.resolve(runOn(d.writer, query));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
     }
     const readStmt = d.reader.prepare(query.sql);
     if (readStmt.readonly) return Promise.resolve({ rows: d.readRows(readStmt, query.parameters as unknown[]) });
@@ -792,6 +803,7 @@ export function createDatabase(opts: {
     whenDurable: (epoch) => dialect.driver.whenDurable(epoch),
     writesInFlight: () => 0,
     writesLanded: () => null,
+    visibleEpoch: () => dialect.driver.writeEpoch,
     authChanges: () => dialect.driver.dataVersion(),
     externalChanges: () => dialect.driver.externalVersion(),
     pinRead: (fn) => dialect.driver.pinRead(fn),
@@ -843,6 +855,7 @@ function postgresDatabase(
     whenDurable: () => null,
     writesInFlight: () => driver.writesInFlight(),
     writesLanded: () => driver.writesLanded(),
+    visibleEpoch: () => driver.visibleEpoch,
     pinRead: (fn) => driver.pinRead(fn),
     checkpoint: () => undefined,
     ...rest,

@@ -109,18 +109,20 @@ class PgHandle implements DatabaseConnection {
     // Refused before it is sent: it would abort a pinned snapshot's transaction (Database.pinRead).
     if (d.readOnly) throw new Error('the database is open for reading only');
     // A write outside a transaction is seen by other connections as soon as it is done, before
-    // its result comes back here (Database.writesInFlight).
-    const flight = this.inTransaction ? 0 : d.sendingWrite();
+    // its result comes back here (Database.writesInFlight); one inside is seen at the COMMIT.
+    const visible = !this.inTransaction;
+    let flight = 0;
     try {
-      return (await this.send(query)) as QueryResult<R>;
+      return (await this.send(query, () => (flight = visible ? d.sendingWrite() : 0))) as QueryResult<R>;
     } finally {
       // After the write's result (or failure): reads from now on go to the server.
       d.wrote();
-      if (flight) d.landed(flight);
+      if (flight) d.landed(flight, true);
     }
   }
 
-  async send(query: CompiledQuery): Promise<QueryResult<unknown>> {
+  /** Sends a statement; `sending` is told once a client is there, just before it goes. */
+  async send(query: CompiledQuery, sending?: () => void): Promise<QueryResult<unknown>> {
     if (!this.client) {
       const pinned = this.driver.pinned;
       if (pinned && !this.inTransaction) {
@@ -128,6 +130,7 @@ class PgHandle implements DatabaseConnection {
         this.borrowed = true;
       } else this.client = await this.driver.connect();
     }
+    sending?.();
     if (!this.borrowed) return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
     try {
       return resultOf(await this.client.query(query.sql, query.parameters as unknown[]));
@@ -208,7 +211,9 @@ export class CachingPostgresDriver implements Driver {
 
   /** A copy of the kept result, or undefined; null when the statement has a result that may be kept but is not. */
   cached(text: string, params: readonly unknown[]): unknown[] | null | undefined {
-    if (this.generation() === null) return undefined;
+    // While a write of this process is on its way, what a read sees depends on whether it landed:
+    // nothing is answered from the store or kept (writesInFlight).
+    if (this.inFlight.size > 0 || this.generation() === null) return undefined;
     const key = paramsKey(params);
     if (key === null) return undefined;
     const rows = this.results!.get(text, key);
@@ -217,7 +222,7 @@ export class CachingPostgresDriver implements Driver {
 
   /** Keeps `pristine` (a copy nobody else holds) of rows read at `stamp` if nothing has changed since. */
   private keep(text: string, key: string, pristine: unknown[], stamp: Stamp): void {
-    if (!this.results || stamp.epoch !== this.writeEpoch || stamp.notices !== this.notices!()) return;
+    if (!this.results || stamp.epoch !== this.writeEpoch || stamp.notices !== this.notices!() || this.inFlight.size > 0) return;
     // A read that started before the store was last emptied may be older than maxAgeMs allows.
     if (stamp.at < this.resultsSince) return;
     if (this.resultsEpoch !== stamp.epoch || this.resultsNotices !== stamp.notices) this.restart(stamp.epoch, stamp.notices, stamp.at);
@@ -364,13 +369,16 @@ export class CachingPostgresDriver implements Driver {
 
   /** A failed COMMIT leaves the handle in its transaction: Kysely rolls back next (see releaseConnection). */
   private async endTransaction(handle: PgHandle, text: 'commit' | 'rollback'): Promise<void> {
-    const flight = text === 'commit' ? this.sendingWrite() : 0;
+    let flight = 0;
+    let done = false;
     try {
-      await handle.send(CompiledQuery.raw(text));
+      await handle.send(CompiledQuery.raw(text), () => (flight = text === 'commit' ? this.sendingWrite() : 0));
       handle.inTransaction = false;
+      done = true;
     } finally {
       this.wrote();
-      if (flight) this.landed(flight);
+      // A COMMIT that failed may still have committed (the connection died after it went): counted.
+      if (flight) this.landed(flight, done || text === 'commit');
     }
   }
 
@@ -386,8 +394,15 @@ export class CachingPostgresDriver implements Driver {
     return n;
   }
 
-  /** Its result came (after `wrote`: the write epoch counts it by then). */
-  landed(n: number): void {
+  /**
+   * Database.visibleEpoch: bumped when a COMMIT or a write outside a transaction comes back (not by
+   * the statements of a transaction, nor by a rollback: nothing another connection sees changes).
+   */
+  visibleEpoch = 0;
+
+  /** Its result came (after `wrote`: the write epoch counts it by then); `visible`: it may have changed what others see. */
+  landed(n: number, visible: boolean): void {
+    if (visible) this.visibleEpoch++;
     this.inFlight.delete(n);
     if (this.landings.length === 0) return;
     let oldest = Number.POSITIVE_INFINITY;

@@ -6,7 +6,7 @@
 // any other. What a kept response was made from, and what ends it:
 //
 // - The database. The store holds responses made from one state of the data: every commit of
-//   this process up to `epoch` (Database.writeEpoch), and every commit of another process seen by
+//   this process up to `epoch` (Database.visibleEpoch), and every commit of another process seen by
 //   `Database.externalChanges` when the store last started over. A response is kept only if no
 //   write of this process was waiting to be shown (`settled`) and nothing changed from before the
 //   request was authenticated until the response was done, so the caller's rows and every read of
@@ -59,6 +59,11 @@ const ROUND_PAUSE = 2;
 const MAX_PAUSE_MS = 100;
 /** A round not done by then is given up (the store is emptied): nothing waits longer for one. */
 const ROUND_DEADLINE_MS = 500;
+/**
+ * PostgreSQL: a response waits this long at most for a write on its way to come back (one waiting
+ * on a row lock has not committed, and must not hold every response of the process).
+ */
+const LANDING_DEADLINE_MS = 1000;
 
 interface Entry {
   response: CachedResponse;
@@ -145,7 +150,7 @@ export class ResponseCache {
   ) {
     this.refresher = opts.refresher ?? null;
     this.checkBranches = opts.checkBranches ?? null;
-    this.epoch = database.writeEpoch();
+    this.epoch = database.visibleEpoch();
   }
 
   /**
@@ -162,13 +167,13 @@ export class ResponseCache {
       return null;
     }
     if (external !== this.external || this.outdated()) this.restart(external, external !== this.external ? 'external' : 'outdated');
-    else if (this.database.writeEpoch() > this.epoch) this.startRound();
+    else if (this.database.visibleEpoch() > this.epoch) this.startRound();
     return this.era;
   }
 
   /** Whether the store shows every write of this process, none under way (a response made now may be kept). */
   settled(): boolean {
-    return this.epoch === this.database.writeEpoch() && this.database.writesInFlight() === 0;
+    return this.epoch === this.database.visibleEpoch() && this.database.writesInFlight() === 0;
   }
 
   /** The kept response for `key`, counted as read now (call `begin` first, in the same turn). */
@@ -188,8 +193,8 @@ export class ResponseCache {
    * A response for `key` was asked for and made, but not kept (a write of this process was waiting
    * to be shown): a refresh round will make it for the store, as it makes those read lately.
    */
-  want(key: string, recipe: Recipe): void {
-    if (!this.refresher || key.length > MAX_KEY || this.entries.has(key)) return;
+  want(key: string, recipe: Recipe, made: CachedResponse): void {
+    if (!this.refresher || key.length > MAX_KEY || this.entries.has(key) || entryBytes(key, made) > MAX_ONE) return;
     this.wanted.delete(key);
     if (this.wanted.size >= MAX_WANTED) this.wanted.delete(this.wanted.keys().next().value as string);
     this.wanted.set(key, { recipe, lastHit: performance.now() });
@@ -228,11 +233,22 @@ export class ResponseCache {
    * end of a push: none of them may tell a client of a write the store does not show yet.
    */
   covered(epoch?: number): Promise<void> | null {
+    if (this.closed) return null;
     if (epoch !== undefined) return this.coveredAt(epoch);
-    // A write whose result has not come back yet (PostgreSQL) may be seen already: wait for it.
+    // A write whose result has not come back yet (PostgreSQL) may be seen already: wait for it,
+    // for LANDING_DEADLINE_MS at most (then the store is emptied, and the response goes).
     const landing = this.database.writesLanded();
-    if (landing) return landing.then(() => this.coveredAt(this.database.writeEpoch()) ?? undefined);
-    return this.coveredAt(this.database.writeEpoch());
+    if (!landing) return this.coveredAt(this.database.visibleEpoch());
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), LANDING_DEADLINE_MS);
+      timer.unref();
+    });
+    return Promise.race([landing, late]).then((how) => {
+      clearTimeout(timer);
+      if (how === 'late') this.restart(this.externalNow(), 'write slow to land');
+      return this.coveredAt(this.database.visibleEpoch()) ?? undefined;
+    });
   }
 
   private coveredAt(epoch: number): Promise<void> | null {
@@ -307,8 +323,21 @@ export class ResponseCache {
     this.entries.delete(key);
   }
 
-  stats(): { entries: number; bytes: number; hits: number; shared: number; refreshed: number; unmade: number; rounds: number; held: number; heldMs: number; waiting: number; restarts: Record<string, number> } {
-    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, shared: this.shared, refreshed: this.refreshed, unmade: this.unmade, rounds: this.rounds, held: this.held, heldMs: Math.round(this.heldMs), waiting: this.waiters.length, restarts: { ...this.restarts } };
+  stats(): { entries: number; bytes: number; hits: number; shared: number; refreshed: number; unmade: number; rounds: number; held: number; heldMs: number; waiting: number; wanted: number; restarts: Record<string, number> } {
+    return {
+      entries: this.entries.size,
+      bytes: this.bytes,
+      hits: this.hits,
+      shared: this.shared,
+      refreshed: this.refreshed,
+      unmade: this.unmade,
+      rounds: this.rounds,
+      held: this.held,
+      heldMs: Math.round(this.heldMs),
+      waiting: this.waiters.length,
+      wanted: this.wanted.size,
+      restarts: { ...this.restarts },
+    };
   }
 
   /** Stops rounds and timers and lets everything held go (the server is closing). */
@@ -335,7 +364,7 @@ export class ResponseCache {
     this.entries.clear();
     this.bytes = 0;
     this.era++;
-    this.epoch = this.database.writeEpoch();
+    this.epoch = this.database.visibleEpoch();
     this.external = external;
     this.day = todayUtc();
     this.flips = currentFlips();
@@ -383,10 +412,10 @@ export class ResponseCache {
    * to back kept a core busy and the reads' p90 was twice as high). A write waits for at most one
    * pause and one round; the reads answered from the store meanwhile do not wait.
    */
-  private startRound(): void {
+  private startRound(prefill = false): void {
     if (this.round || this.roundTimer || this.closed) return;
-    const target = this.database.writeEpoch();
-    if (target <= this.epoch) return;
+    const target = this.database.visibleEpoch();
+    if (target <= this.epoch && !prefill) return;
     const external = this.externalNow();
     if (external === null || external !== this.external || this.outdated()) {
       this.restart(external, 'external at round');
@@ -394,14 +423,20 @@ export class ResponseCache {
     }
     const hot = this.hot();
     if (hot.length === 0 || !this.refresher || !this.refresher.ready()) {
-      this.restart(external, hot.length === 0 ? 'nothing read lately' : 'no refresher');
+      if (!prefill) this.restart(external, hot.length === 0 ? 'nothing read lately' : 'no refresher');
       return;
+    }
+    // Only responses wanted, none kept to be made again: nothing in the store is out of date, so
+    // nothing waits; it is emptied now, and the round fills it (a prefill) without holding anything.
+    if (!prefill && !hot.some(([key]) => this.entries.has(key))) {
+      this.restart(external, 'nothing kept lately');
+      prefill = true;
     }
     const wait = this.lastRoundEnd + Math.min(ROUND_PAUSE * this.lastRoundMs, MAX_PAUSE_MS) - performance.now();
     if (wait > 0) {
       this.roundTimer = setTimeout(() => {
         this.roundTimer = null;
-        this.startRound();
+        this.startRound(prefill);
       }, Math.ceil(wait));
       this.roundTimer.unref();
       return;
@@ -426,7 +461,7 @@ export class ResponseCache {
     if (this.round !== round) return;
     // What the store will show is on disk first. The refresher's snapshot was taken after the round
     // began and may hold later commits of this process too: all of them, up to now.
-    const disk = this.database.whenDurable(this.database.writeEpoch());
+    const disk = this.database.whenDurable(this.database.visibleEpoch());
     if (disk) {
       disk.then(
         () => this.install(round, hot, batch),
@@ -478,6 +513,6 @@ export class ResponseCache {
     this.epoch = round.target;
     this.since = round.startedAt;
     this.release();
-    if (this.database.writeEpoch() > this.epoch) this.startRound();
+    if (this.database.visibleEpoch() > this.epoch) this.startRound();
   }
 }

@@ -255,7 +255,7 @@ export function route(
         // Presenting is done; sending (encoding the body) is the next task.
         if (method !== 'GET') await giveWayIfLong();
         // Made while a write waits for the store: not kept, but the next round makes it for the store.
-        const wanted: Keep | null = responses && era !== null && key !== '' ? { keep: () => responses.want(key, recipeOf(req, ctx)), made: () => undefined } : null;
+        const wanted: Keep | null = responses && era !== null && key !== '' ? { keep: (m) => responses.want(key, recipeOf(req, ctx), m), made: () => undefined } : null;
         return respond(reply, method, state, wanted, result);
       }
       const land = responses.takeOff(key, era);
@@ -264,7 +264,11 @@ export function route(
       try {
         const result = await handler(ctx);
         const recipe = recipeOf(req, ctx);
-        return respond(reply, method, state, { keep: (m) => responses.set(key, era!, m, recipe), made: (m) => (made = m) }, result);
+        const keep = (m: CachedResponse) => {
+          // A write landed while it was made: not kept, but wanted for the next round.
+          if (!responses.set(key, era!, m, recipe) && !responses.settled()) responses.want(key, recipe, m);
+        };
+        return respond(reply, method, state, { keep, made: (m) => (made = m) }, result);
       } finally {
         land(made);
       }

@@ -151,7 +151,7 @@ describe('refresh rounds', () => {
     const held = rc.covered()!;
     // 'w' is asked for and made meanwhile (from the newer data): not kept, wanted.
     expect(rc.set('w', rc.begin()!, response('w'), recipe('/w'))).toBe(false);
-    rc.want('w', recipe('/w'));
+    rc.want('w', recipe('/w'), response('w'));
     refresher.batches[0]!.answer({ made: refresher.batches[0]!.recipes.map((r) => made(`new ${r.url}`)), flipAt: null });
     await held;
     // Not in that round (it had begun); the next write's round makes it.
@@ -162,6 +162,21 @@ describe('refresh rounds', () => {
     refresher.batches[1]!.answer({ made: refresher.batches[1]!.recipes.map((r) => made(`new ${r.url}`)), flipAt: null });
     await second;
     expect(rc.get('w')!.body.toString()).toBe('new /w');
+  });
+
+  it('with only wanted responses (nothing kept), a write waits for nothing: the round fills the store behind it', async () => {
+    const refresher = new Manual();
+    const rc = await storeWith(refresher, []);
+    await write();
+    rc.begin();
+    rc.want('w', recipe('/w'), response('w'));
+    await write();
+    expect(rc.covered()).toBeNull();
+    expect(await until(async () => refresher.batches.length === 1, 1000)).toBe(true);
+    refresher.batches[0]!.answer({ made: [made('filled w')], flipAt: null });
+    await nextTurn();
+    expect(rc.get('w')!.body.toString()).toBe('filled w');
+    expect(rc.stats().wanted).toBe(0);
   });
 
   it('a round that does not end in time is given up: the store is emptied and nothing waits longer', async () => {
@@ -187,8 +202,10 @@ describe('refresh rounds', () => {
     rc.close();
     await held;
     expect(rc.stats().waiting).toBe(0);
-    await write();
-    expect(rc.covered()).toBeNull();
+    for (let i = 0; i < 2; i++) {
+      await write();
+      expect(rc.covered()).toBeNull();
+    }
     expect(refresher.batches).toHaveLength(1);
   });
 
@@ -215,8 +232,10 @@ describe('refresh rounds', () => {
     const readOnly = createDatabase({ databaseUrl: storage.databaseUrl || null, dataDir: storage.dataDir, readOnly: true, readCache: false });
     try {
       const count = async () => (await readOnly.db.selectFrom('labels').select('id').execute()).length;
+      let seen = 0;
       await readOnly.pinRead(async () => {
         const before = await count();
+        seen = before;
         await write();
         expect(await count()).toBe(before);
         await expect(readOnly.db.updateTable('labels').set({ description: 'x' }).where('id', '=', 1).execute()).rejects.toThrow(/reading only/);
@@ -225,9 +244,28 @@ describe('refresh rounds', () => {
         expect(await count()).toBe(before);
       });
       // Outside the pin: the write made meanwhile is seen.
-      expect(await count()).toBeGreaterThan(0);
+      expect(await count()).toBe(seen + 1);
     } finally {
       await readOnly.close();
     }
+  });
+
+  it('the visible epoch moves with commits and single writes, not with the statements of a transaction or a rollback', async () => {
+    const before = database.visibleEpoch();
+    await database.transaction(async (trx) => {
+      const now = new Date().toISOString();
+      await trx.insertInto('labels').values({ project_id: 3, title: 'in-tx', title_lower: 'in-tx', color: '#ff0000', description: null, priority: null, created_at: now, updated_at: now } as never).execute();
+      expect(database.visibleEpoch()).toBe(before);
+    });
+    expect(database.visibleEpoch()).toBe(before + 1);
+    await expect(
+      database.transaction(async (trx) => {
+        await trx.selectFrom('labels').select('id').execute();
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(database.visibleEpoch()).toBe(before + 1);
+    await write();
+    expect(database.visibleEpoch()).toBe(before + 2);
   });
 });

@@ -164,7 +164,7 @@ export async function triggerHooks(app: AppContext, projectId: number, event: Ho
       q.byProject.set(projectId, (jobs = []));
       q.turn.push(projectId);
     }
-    const epoch = app.database.writeEpoch();
+    const epoch = app.database.visibleEpoch();
     for (const row of runnable) jobs.push({ row, delivery: { scope: event.scope, body, eventUuid }, event: shared, epoch });
     q.waiting += runnable.length;
     pump(app, q);
