@@ -86,6 +86,7 @@ describe('G32: bad tokens give one identical 401', () => {
   it('unknown, expired (yesterday), revoked, and a blocked owner all answer the same body', async () => {
     const expired = await tokenFor(alice.id, ['api']);
     await s.app.lw.db.updateTable('personal_access_tokens').set({ expires_at: yesterday() }).where('id', '=', expired.id).execute();
+    await s.settle();
     const revoked = await tokenFor(alice.id, ['api']);
     expect((await s.request('DELETE', `/personal_access_tokens/${revoked.id}`)).status).toBe(204);
     const carol = await s.createUser('carol');
@@ -122,6 +123,7 @@ describe('G32: bad tokens give one identical 401', () => {
   it('a token expiring today is already expired; tomorrow still works', async () => {
     const today = await tokenFor(bob.id, ['api']);
     await s.app.lw.db.updateTable('personal_access_tokens').set({ expires_at: new Date().toISOString().slice(0, 10) }).where('id', '=', today.id).execute();
+    await s.settle();
     expect((await s.request('GET', '/user', { token: today.token })).status).toBe(401);
     const tomorrow = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
     const ok = await tokenFor(bob.id, ['api'], { expires_at: tomorrow });
@@ -274,6 +276,7 @@ describe('OAuth access tokens (rows written directly; the provider is tested els
         last_used_at: null,
       } as never)
       .execute();
+    await s.settle();
     return value;
   }
 

@@ -26,6 +26,7 @@ async function addMember(groupId: number, userId: number, level: number) {
     .insertInto('members')
     .values({ source_type: 'Namespace', source_id: groupId, user_id: userId, access_level: level, expires_at: null, created_by_id: null, member_role_id: null, created_at: now, updated_at: now })
     .execute();
+  await s.settle();
 }
 
 describe('PUT /groups/:id', () => {
@@ -65,6 +66,7 @@ describe('PUT /groups/:id', () => {
     expect((await s.request('POST', `/groups/${tuned.id}/archive`, { token: alice.token })).status).toBe(201);
     // A group whose settings row is gone reads with the defaults everywhere.
     await s.app.lw.db.deleteFrom('group_settings').where('namespace_id', '=', plain.id).execute();
+    await s.settle();
     const single = async (id: number) => (await s.request('GET', `/groups/${id}?with_projects=false`, { token: alice.token })).body;
     const subgroups = (await s.request('GET', `/groups/${parent.id}/subgroups`, { token: alice.token })).body;
     const all = (await s.request('GET', '/groups?search=listed', { token: alice.token })).body;

@@ -143,6 +143,7 @@ describe('group visibility', () => {
       .insertInto('members')
       .values({ source_type: 'Namespace', source_id: sub.id, user_id: carol.id, access_level: 30, expires_at: null, created_by_id: null, member_role_id: null, created_at: new Date().toISOString(), updated_at: new Date().toISOString() })
       .execute();
+    await s.settle();
     expect((await s.request('GET', `/groups/${top.id}`, { token: carol.token })).status).toBe(200);
     expect((await s.request('GET', `/groups/${sub.id}`, { token: carol.token })).status).toBe(200);
     const mine = await s.request('GET', '/groups', { token: carol.token });

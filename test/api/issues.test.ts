@@ -419,6 +419,7 @@ describe('issues: access and integrity rules', () => {
     const here = async () => (await mine('/issues')).filter((i: any) => i.project_id === p.id).map((i: any) => i.title);
     expect(await here()).toEqual(['Private secret', 'Private issue']);
     await s.app.lw.db.updateTable('members').set({ expires_at: '2000-01-01' }).where('user_id', '=', temp.id).execute();
+    await s.settle();
     expect(await here()).toEqual([]);
     // A group the project is shared with gives its members the issues (not the confidential one below Planner).
     const g = await s.request('POST', '/groups', { token: owner.token, json: { name: 'readers', path: 'readers' } });

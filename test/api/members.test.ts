@@ -162,6 +162,7 @@ describe('project members', () => {
   it('an expired membership gives no access and can be replaced', async () => {
     await add(owner.token, `/projects/${project.id}`, newbie.id, 30);
     await s.app.lw.db.updateTable('members').set({ expires_at: '2001-01-01' }).where('user_id', '=', newbie.id).where('source_type', '=', 'Project').execute();
+    await s.settle();
     const denied = await s.request('GET', `/projects/${project.id}`, { token: newbie.token });
     expect(denied.status).toBe(404);
     const again = await add(owner.token, `/projects/${project.id}`, newbie.id, 20);

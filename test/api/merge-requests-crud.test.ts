@@ -197,6 +197,7 @@ describe('POST /projects/:id/merge_requests', () => {
     // The migration runs again as it would have on that database (later migrations stay applied).
     await openMergeRequestRule.up({ db, dialect: s.app.lw.database.dialect });
     await migrateToLatest(s.app.lw.database);
+    await s.settle();
     // Nothing was changed: both stay open and are shown.
     const list = await s.request('GET', `/projects/${own}/merge_requests?state=opened`);
     expect(list.body.map((m: any) => m.iid).sort()).toEqual([a.body.iid, c.body.iid].sort());

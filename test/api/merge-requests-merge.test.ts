@@ -30,6 +30,7 @@ describe('PUT …/merge: checks in GitLab order', () => {
     const head = await commit(s, pid, 'feat', { 'f.txt': 'f' }, { from: 'main' });
     const mr = await openMr(s, pid, 'feat');
     await s.app.lw.db.updateTable('projects').set({ require_sha_for_merge: 1 }).where('id', '=', pid).execute();
+    await s.settle();
     // 400 comes before the permission check.
     let r = await s.request('PUT', `/projects/${pid}/merge_requests/${mr.iid}/merge`, { token: bob.token });
     expect([r.status, r.body]).toEqual([400, { message: 'SHA must be provided when merging' }]);
@@ -38,6 +39,7 @@ describe('PUT …/merge: checks in GitLab order', () => {
     r = await s.request('PUT', `/projects/${pid}/merge_requests/${mr.iid}/merge`, { json: { sha: 'a'.repeat(40) } });
     expect([r.status, r.body]).toEqual([409, { message: `SHA does not match HEAD of source branch: ${head}` }]);
     await s.app.lw.db.updateTable('projects').set({ require_sha_for_merge: 0 }).where('id', '=', pid).execute();
+    await s.settle();
     await s.request('PUT', `/projects/${pid}/merge_requests/${mr.iid}`, { json: { title: 'Draft: wip' } });
     r = await s.request('PUT', `/projects/${pid}/merge_requests/${mr.iid}/merge`);
     expect([r.status, r.body]).toEqual([405, { message: '405 Method Not Allowed' }]);
@@ -158,6 +160,7 @@ describe('PUT …/merge: checks in GitLab order', () => {
     const mergeSha = await r.createMergeCommit({ ours: target, theirs: (await r.branchSha('feat'))!, message: 'm', author: { name: 'x', email: 'x@x' } });
     // Simulates a crash after the CAS: the row still says opened, with the in-progress sha recorded.
     await s.app.lw.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: mergeSha, merge_lock: 'dead', merge_lock_at: new Date().toISOString(), merge_user_id: 1 }).where('id', '=', mr.id).execute();
+    await s.settle();
     await r.updateRef('refs/heads/main', mergeSha, target);
     // A second process starting on the same data reconciles at start-up (onReady).
     const { buildApp } = await import('../../src/app.js');
@@ -242,6 +245,7 @@ describe('races and crash recovery (security cases H37, H39)', () => {
     const mr = await openMr(s, pid, 'feat');
     const before = await repo(s, pid).branchSha('main');
     await s.app.lw.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: 'f'.repeat(40), merge_lock: 'dead', merge_lock_at: new Date().toISOString() }).where('id', '=', mr.id).execute();
+    await s.settle();
     // Locked: a merge now is refused with the resource lock.
     const locked = await s.request('PUT', `/projects/${pid}/merge_requests/${mr.iid}/merge`);
     expect([locked.status, locked.body]).toEqual([409, { message: '409 Conflict: Resource lock' }]);

@@ -35,6 +35,7 @@ beforeAll(async () => {
       .execute(db);
   await insert(WIDE, 'w', wide.id, `case when i % 2 = 0 then '2019-01-01T00:00:00.000Z' else '2019-06-01T00:00:00.000Z' end`);
   await insert(2000, 'f', fresh.id, `'2021-01-01T00:00:00.000Z'`);
+  await s.settle();
 }, 120_000);
 afterAll(async () => {
   await s?.close();

@@ -32,6 +32,7 @@ beforeAll(async () => {
     rows.push({ ...rest, namespace_id, name: `p${i}`, path: `p${i}`, created_at: new Date(base - Math.floor(i / 3) * 1000).toISOString() });
   }
   for (let i = 0; i < rows.length; i += 100) await db.insertInto('projects').values(rows.slice(i, i + 100)).execute();
+  await s.settle();
   const all = await db.selectFrom('projects').select(['id', 'namespace_id', 'created_at']).execute();
   const order = (ids: Set<number>) =>
     all

@@ -18,6 +18,7 @@ beforeAll(async () => {
     select 'bulk' || n, 'Bulk ' || n, 'bulk' || n || '@example.com', 'active', 0, 'human', '', '', '', '', '', 1, 100000, 0, 0, 0,
       ${now}, ${now}
     from seq`.execute(s.app.lw.db);
+    await s.settle();
 }, 120_000);
 afterAll(async () => {
   await s?.close();

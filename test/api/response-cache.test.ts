@@ -224,6 +224,7 @@ describe.each(['false', 'eager'])('response cache (LABWRIGHT_RESPONSE_REFRESH=%s
   it('a user shown as locked is shown unlocked once the lock has run out', async () => {
     const until = new Date(Date.now() + 1500).toISOString();
     await s.app.lw.db.updateTable('users').set({ locked_until: until }).where('id', '=', dev.id).execute();
+    await s.settle();
     const locked = await keptTwice(`/users/${dev.id}`);
     expect(locked.body.locked).toBe(true);
     await new Promise((r) => setTimeout(r, Date.parse(until) - Date.now() + 50));

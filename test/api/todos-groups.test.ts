@@ -204,6 +204,7 @@ describe('member_access_requested', () => {
     const signedIn = [alice.id, owners[3]!.id, owners[7]!.id];
     for (const [i, id] of signedIn.entries()) {
       await s.app.lw.db.updateTable('users').set({ last_sign_in_at: `2026-0${i + 1}-01T00:00:00.000Z` }).where('id', '=', id).execute();
+      await s.settle();
     }
     const late = await s.createUser('tglate');
     expect((await s.request('POST', `/groups/${g.id}/access_requests`, { token: late.token })).status).toBe(201);

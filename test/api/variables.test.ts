@@ -247,6 +247,7 @@ describe('project variables', () => {
       updated_at: now,
     }));
     for (let i = 0; i < rows.length; i += 500) await s.app.lw.db.insertInto('ci_variables').values(rows.slice(i, i + 500)).execute();
+    await s.settle();
     expect((await s.request('POST', `/projects/${other.id}/variables`, { json: { key: 'LAST', value: 'x' } })).status).toBe(201);
     const over = await s.request('POST', `/projects/${other.id}/variables`, { json: { key: 'ONE_MORE', value: 'x' } });
     expect(over.status).toBe(400);
@@ -260,6 +261,7 @@ describe('project variables', () => {
   it('shows null for a value sealed under another instance secret, and refuses to keep it without a new value', async () => {
     await s.request('POST', pv(), { token: maint.token, json: { key: 'SEALED', value: 'sealed-value' } });
     await s.app.lw.db.updateTable('ci_variables').set({ encrypted_value: 'v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }).where('key', '=', 'SEALED').execute();
+    await s.settle();
     expect((await s.request('GET', pv('/SEALED'), { token: maint.token })).body.value).toBeNull();
     const keep = await s.request('PUT', pv('/SEALED'), { token: maint.token, json: { description: 'x' } });
     expect(keep.status).toBe(422);

@@ -244,6 +244,7 @@ describe('the hooks API', () => {
       encrypted_token: encryptValue('another-secret', 'old-token'),
       encrypted_custom_headers: encryptValue('another-secret', '{"X-A":"a"}'),
     }).where('id', '=', h.id).execute();
+    await s.settle();
     hooksChanged();
     const shown = await s.request('GET', `/projects/${pid}/hooks/${h.id}`, { token: owner.token });
     expect(shown.status).toBe(200);

@@ -94,6 +94,7 @@ async function makeCaller(s: TestServer, state: TokenState, pools: Pools): Promi
       const t = await tokenFor(s, u.id, ['api']);
       // The API refuses past dates, so the fixture ages the row the way time would.
       await sql`update personal_access_tokens set expires_at = '2020-01-01' where id = ${t.id}`.execute(s.app.lw.db);
+      await s.settle();
       void pools;
       return t.token;
     }
@@ -109,6 +110,7 @@ async function makeCaller(s: TestServer, state: TokenState, pools: Pools): Promi
         .set({ created_at: new Date(Date.now() - 3 * 3600_000).toISOString() })
         .where('token_digest', '=', tokenDigest(s.app.lw.config.secret, t.access))
         .execute();
+      await s.settle();
       return t.access;
     }
     case 'oauth_revoked': {

@@ -176,6 +176,7 @@ describe('pushes that go around the git client', () => {
     const now = new Date().toISOString();
     const rows = Array.from({ length: 700 }, (_, i) => ({ project_id: pid, kind: 'branch' as const, name: `${'long-rule-'.repeat(24)}${i}`, created_at: now, updated_at: now }));
     await s.app.lw.db.insertInto('protected_refs').values(rows).execute();
+    await s.settle();
     // Written around the rule services: tell the rule cache, as they do.
     rulesChanged();
     const dir = await cloneAs(dev, 'dev-many');
@@ -183,6 +184,7 @@ describe('pushes that go around the git client', () => {
     await git(dir, 'push', '-q', 'origin', 'HEAD:many-rules');
     expect(await branchTip('many-rules')).toBe((await git(dir, 'rev-parse', 'HEAD')).trim());
     await s.app.lw.db.deleteFrom('protected_refs').where('name', 'like', 'long-rule-%').execute();
+    await s.settle();
     rulesChanged();
   });
 

@@ -23,6 +23,13 @@ export interface TestServer {
   request(method: string, path: string, opts?: RequestOpts): Promise<TestResponse>;
   /** Creates a user (through the admin API) and a token for it; returns both. */
   createUser(username: string, opts?: { admin?: boolean; scopes?: string[] }): Promise<{ id: number; username: string; token: string }>;
+  /**
+   * Waits until the kept responses show every write made so far in this process. Call it after
+   * writing to the database directly (`app.lw.db`): a write through the API is answered only once
+   * they do, but a direct one is not, and until a refresh round has ended, the reads answered from
+   * the store show the data from before it (http/response-cache.ts, covered).
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -144,6 +151,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     rootToken: ROOT_TOKEN,
     request,
     createUser,
+    async settle() {
+      await app.lw.responses?.covered();
+    },
     async close() {
       await app.close();
       // pg's pool resolves end() before its sockets are closed; dropping WITH (FORCE) at once would

@@ -22,6 +22,7 @@ afterEach(async () => {
   resetClock();
   // The guess window is keyed by IP and every test comes from 127.0.0.1; start each test afresh.
   await s.app.lw.db.deleteFrom('web_throttles').execute();
+  await s.settle();
 });
 
 async function authorizeDevice(a: TestApp = app, scope = 'api') {

@@ -48,6 +48,7 @@ describe('D17 normal rotation', () => {
     // Age the token past its two hours instead of waiting.
     const id = await lastTokenId();
     await s.app.lw.db.updateTable('oauth_access_tokens').set({ created_at: new Date(Date.now() - 7201_000).toISOString() }).where('id', '=', id).execute();
+    await s.settle();
     expect(await apiUser(s, t1.access_token)).toBe(401);
     expect(await tokenInfoStatus(s, t1.access_token)).toBe(401);
     const r = await refresh(app, t1.refresh_token);
