@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { join } from 'node:path';
 import { AUTH_CHANGES_CHANNEL, ChangeNotices, DATA_CHANGES_CHANNEL } from './change-notices.js';
-import { CachingPostgresDriver, MAX_AGE_MS } from './postgres-driver.js';
+import { CachingPostgresDriver, MAX_AGE_MS, READ_ONLY } from './postgres-driver.js';
 import { paramsKey, ResultStore } from './read-cache.js';
 import { WalSync } from './wal-sync.js';
 import type { DB } from './types.js';
@@ -190,8 +190,6 @@ interface QueryResultLike {
   insertId?: bigint;
 }
 
-/** What a write to a read-only database (the response refresher's) fails with, before it is tried. */
-export const READ_ONLY = 'the database is open for reading only';
 
 /** When the current run of synchronous work began, as far as giveWay knows (the turn it last resumed in). */
 let sliceStart = performance.now();

@@ -3,6 +3,9 @@ import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, 
 import type pg from 'pg';
 import { paramsKey, ResultStore } from './read-cache.js';
 
+/** What a write to a read-only database (the response refresher's) fails with, before it is tried (both dialects). */
+export const READ_ONLY = 'the database is open for reading only';
+
 /**
  * The longest a result is used after it was read, whatever the notices say: the bound for a change
  * that sends none (made with triggers disabled) or a listening connection that stopped passing them
@@ -107,7 +110,7 @@ class PgHandle implements DatabaseConnection {
       return { rows: rows as R[] };
     }
     // Refused before it is sent: it would abort a pinned snapshot's transaction (Database.pinRead).
-    if (d.readOnly) throw new Error('the database is open for reading only');
+    if (d.readOnly) throw new Error(READ_ONLY);
     // A write outside a transaction is seen by other connections as soon as it is done, before
     // its result comes back here (Database.writesInFlight); one inside is seen at the COMMIT.
     const visible = !this.inTransaction;
@@ -348,7 +351,8 @@ export class CachingPostgresDriver implements Driver {
   }
 
   async beginTransaction(handle: PgHandle, settings: TransactionSettings): Promise<void> {
-    if (this.pinned || this.readOnly) throw new Error('no transaction may begin on a read-only database or while a read snapshot is pinned');
+    if (this.readOnly) throw new Error(READ_ONLY);
+    if (this.pinned) throw new Error('no transaction may begin while a read snapshot is pinned');
     let text = 'begin';
     if (settings.isolationLevel || settings.accessMode) {
       text = 'start transaction';
