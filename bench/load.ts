@@ -33,6 +33,45 @@ export interface Measure {
   total: number;
 }
 
+export function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Rounds of one side: mean rates, median percentiles, summed counts. */
+export function combine(ms: Measure[]): Measure {
+  const mean = (f: (m: Measure) => number) => ms.reduce((a, m) => a + f(m), 0) / ms.length;
+  const sum = (f: (m: Measure) => number) => ms.reduce((a, m) => a + f(m), 0);
+  return {
+    rps: mean((m) => m.rps),
+    okRps: mean((m) => m.okRps),
+    mean: mean((m) => m.mean),
+    p50: median(ms.map((m) => m.p50)),
+    p90: median(ms.map((m) => m.p90)),
+    p99: median(ms.map((m) => m.p99)),
+    errors: sum((m) => m.errors),
+    non2xx: sum((m) => m.non2xx),
+    total: sum((m) => m.total),
+  };
+}
+
+/**
+ * Interleaved rounds of two sides in turn first and second (A B, B A, A B, …), so that neither
+ * always follows the other; `a` is told whether it is the very first measurement.
+ */
+export async function alternate(rounds: number, a: (first: boolean) => Promise<void>, b: () => Promise<void>): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      await a(i === 0);
+      await b();
+    } else {
+      await b();
+      await a(false);
+    }
+  }
+}
+
 export function toMeasure(result: autocannon.Result): Measure {
   const ok = result['2xx'] ?? 0;
   const seconds = result.duration || 1;

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { buildCompiled, cleanup, COMPILED, load, measure, peakRssMb, postgresReachable, rssMb, startBaseline, startLabwright, stop, type LabwrightServer, type Measure, type Timing } from './load.js';
+import { buildCompiled, cleanup, combine, COMPILED, load, median, measure, peakRssMb, postgresReachable, rssMb, startBaseline, startLabwright, stop, type LabwrightServer, type Measure, type Timing } from './load.js';
 import { scenarios, type DbName, type RatioScenario, type ScenarioEnv } from './scenarios.js';
 import { seed } from './seed.js';
 import { special, type Row } from './special.js';
@@ -29,28 +29,6 @@ const fmt = (n: number, d = 1) => n.toFixed(d);
 let compiled = false;
 
 const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** Rounds of one side: mean rate, median percentiles, summed errors. */
-function combine(ms: Measure[]): Measure {
-  const mean = (f: (m: Measure) => number) => ms.reduce((a, m) => a + f(m), 0) / ms.length;
-  return {
-    rps: mean((m) => m.rps),
-    okRps: mean((m) => m.okRps),
-    mean: mean((m) => m.mean),
-    p50: median(ms.map((m) => m.p50)),
-    p90: median(ms.map((m) => m.p90)),
-    p99: median(ms.map((m) => m.p99)),
-    errors: ms.reduce((a, m) => a + m.errors, 0),
-    non2xx: ms.reduce((a, m) => a + m.non2xx, 0),
-    total: ms.reduce((a, m) => a + m.total, 0),
-  };
-}
 
 /** Baseline servers, one process per kind for the whole run; b2/b3 are told which body to serve. */
 const baselines = new Map<string, { url: string; child: ChildProcess }>();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createDatabase } from '../src/db/database.js';
 import { oauthToken } from './oauth.js';
-import { load, measure, mrCreateRequest, runArrival, type Measure, type Timing } from './load.js';
+import { alternate, combine, load, measure, median, mrCreateRequest, runArrival, type Measure, type Timing } from './load.js';
 import type { Stream, StreamResult } from './arrival.js';
 import { readPaths, scenarios, type RatioScenario, type ScenarioEnv } from './scenarios.js';
 
@@ -62,15 +62,6 @@ async function mrCreate(c: SpecialCtx): Promise<void> {
   c.row({ scenario: 'mr-create (10 conns)', m, baseline: '-', result: `${fmt(m.okRps, 0)} created/s`, goal: '≥ 300 created/s', met: m.okRps >= 300 });
 }
 
-const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** Rounds of one side: mean rates, median percentiles, summed counts (as run.ts combines ratio rounds). */
-function combined(ms: Measure[]): Measure {
-  const mean = (f: (m: Measure) => number) => ms.reduce((a, m) => a + f(m), 0) / ms.length;
-  const sum = (f: (m: Measure) => number) => ms.reduce((a, m) => a + f(m), 0);
-  return { rps: mean((m) => m.rps), okRps: mean((m) => m.okRps), mean: mean((m) => m.mean), p50: middle(ms.map((m) => m.p50)), p90: middle(ms.map((m) => m.p90)), p99: middle(ms.map((m) => m.p99)), errors: sum((m) => m.errors), non2xx: sum((m) => m.non2xx), total: sum((m) => m.total) };
-}
-
 /**
  * Mixed load: reads on 50 connections; then the same with writes added at 1/9 of the read rate
  * (10 %). Like the ratio scenarios, in interleaved rounds (reads alone, with writes, alone, …) whose
@@ -90,31 +81,24 @@ async function mixed(c: SpecialCtx): Promise<void> {
   const withWrites: Measure[] = [];
   const writesDone: Measure[] = [];
   let writeRate = 1;
-  const readsAlone = async (first: boolean) => alone.push(await measure({ ...round, warmup: first ? c.timing.warmup : c.smoke ? 0 : 1 }, c.env.url, c.headers, { requests: readReqs }));
+  const readsAlone = async (first: boolean) => {
+    alone.push(await measure({ ...round, warmup: first ? c.timing.warmup : c.smoke ? 0 : 1 }, c.env.url, c.headers, { requests: readReqs }));
+    // Asked for at a ninth of the first read-only rate, every round.
+    if (first) writeRate = Math.max(1, Math.round(alone[0]!.rps / 9));
+  };
   const readsWithWrites = async () => {
     const writing = writeLoad(c, settle + round.duration + (c.smoke ? 0 : 0.5), writeRate);
     await new Promise((r) => setTimeout(r, settle * 1000));
     withWrites.push(await load(c.env.url, c.headers, round.duration, { requests: readReqs }));
     writesDone.push(await writing);
   };
-  // Pairs in turn alone-first and writes-first (A B, B A, A B, …), so that neither side always
-  // follows the other; reads alone warm up again after a round with writes, whose work can linger.
-  for (let i = 0; i < c.rounds; i++) {
-    if (i % 2 === 0) {
-      await readsAlone(i === 0);
-      // Asked for at a ninth of the first read-only rate, every round.
-      if (i === 0) writeRate = Math.max(1, Math.round(alone[0]!.rps / 9));
-      await readsWithWrites();
-    } else {
-      await readsWithWrites();
-      await readsAlone(false);
-    }
-  }
-  const readOnly = combined(alone);
-  const r = combined(withWrites);
-  const w = combined(writesDone);
+  // Reads alone warm up again after a round with writes, whose work can linger.
+  await alternate(c.rounds, readsAlone, readsWithWrites);
+  const readOnly = combine(alone);
+  const r = combine(withWrites);
+  const w = combine(writesDone);
   const share = w.okRps / (w.okRps + r.rps || 1);
-  const ratio = middle(withWrites.map((m, i) => m.p90 / (alone[i]!.p90 || 1)));
+  const ratio = median(withWrites.map((m, i) => m.p90 / (alone[i]!.p90 || 1)));
   c.row({ scenario: 'mixed: read-only reads', m: readOnly, baseline: '-', result: `p90 ${readOnly.p90} ms`, goal: '(reference)', met: null });
   c.row({
     scenario: `mixed: reads with ${fmt(share * 100, 0)} % writes`,
@@ -160,26 +144,19 @@ async function mixedArrival(c: SpecialCtx): Promise<void> {
   const mixedWrites: StreamResult[] = [];
   // Each run of the load generator first settles for a second, not counted (its own start).
   const settle = c.smoke ? 0 : 1;
-  const readsAlone = async () => alone.push((await arrival(c, each, [reads], settle))[0]!);
+  const readsAlone = async () => {
+    alone.push((await arrival(c, each, [reads], settle))[0]!);
+  };
   const withWrites = async () => {
     const [r, w] = await arrival(c, each, [reads, writes()], settle);
     mixedReads.push(r!);
     mixedWrites.push(w!);
   };
-  // Pairs in turn alone-first and writes-first (A B, B A, …), as in `mixed`.
-  for (let i = 0; i < (c.smoke ? 1 : c.rounds); i++) {
-    if (i % 2 === 0) {
-      await readsAlone();
-      await withWrites();
-    } else {
-      await withWrites();
-      await readsAlone();
-    }
-  }
-  const ratio = middle(mixedReads.map((r, i) => r.p90 / (alone[i]!.p90 || 1)));
-  const a = combined(alone.map((x) => asMeasure(x, each)));
-  const r = combined(mixedReads.map((x) => asMeasure(x, each)));
-  const w = combined(mixedWrites.map((x) => asMeasure(x, each)));
+  await alternate(c.smoke ? 1 : c.rounds, readsAlone, withWrites);
+  const ratio = median(mixedReads.map((r, i) => r.p90 / (alone[i]!.p90 || 1)));
+  const a = combine(alone.map((x) => asMeasure(x, each)));
+  const r = combine(mixedReads.map((x) => asMeasure(x, each)));
+  const w = combine(mixedWrites.map((x) => asMeasure(x, each)));
   const created = mixedWrites.reduce((n, x) => n + x.ok, 0);
   const failed = [...alone, ...mixedReads, ...mixedWrites].reduce((n, x) => n + x.failed, 0);
   const label = `mixed at a constant ${fmt(readRate + writeRate, 0)} req/s`;
