@@ -54,9 +54,9 @@ export const HOT_MS = 2000;
 /** Most responses one round makes again (the most recently read; the others are dropped). */
 const MAX_REFRESHED = 32;
 /** After a round, the next one waits this many times as long as it took... */
-const ROUND_PAUSE = 2;
+const ROUND_PAUSE = 5;
 /** ...but no longer than this (a first round, or one on a loaded machine, is slow). */
-const MAX_PAUSE_MS = 100;
+const MAX_PAUSE_MS = 300;
 /** A round not done by then is given up (the store is emptied): nothing waits longer for one. */
 const ROUND_DEADLINE_MS = 500;
 /**
@@ -406,11 +406,13 @@ export class ResponseCache {
    * Brings the store to this process's current write epoch: at once by emptying it when nothing in
    * it was read lately or no refresher can make them again; otherwise by a refresh round.
    *
-   * Rounds are paced so that the refresher works at most a third of the time: while writes keep
+   * Rounds are paced so that the refresher works at most a sixth of the time: while writes keep
    * coming, each round then takes in the writes of the pause before it, and the refresher's thread
-   * leaves the cores to the server's thread and to its clients (on the bench's 2 cores, rounds back
-   * to back kept a core busy and the reads' p90 was twice as high). A write waits for at most one
-   * pause and one round; the reads answered from the store meanwhile do not wait.
+   * leaves the cores to the server's thread and to its clients. On the bench's 2 cores, rounds back
+   * to back kept a core busy and the reads' p90 was twice as high, and a sixth instead of a third
+   * took the mixed load from 2.1 × to 1.35 × (medians of four A/B pairs, docs/benchmarks.md). A
+   * write waits for at most one pause and one round; the reads answered from the store meanwhile
+   * do not wait.
    */
   private startRound(prefill = false): void {
     if (this.round || this.roundTimer || this.closed) return;
