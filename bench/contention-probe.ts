@@ -46,7 +46,7 @@ function hog(share: number, ms: number): Promise<void> {
 
 await buildCompiled();
 let server = await startLabwright(db);
-const seeded = await seed(server, {});
+const seeded = await seed(server, { large: false });
 await stop(server.child);
 server = await startLabwright(db, server, [COMPILED]);
 const pid = server.child.pid!;
