@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { StreamResult } from './arrival.js';
 import { buildCompiled, cleanup, COMPILED, median, runArrival, startLabwright, stop } from './load.js';
-import { readPaths } from './scenarios.js';
+import { mixedStreams } from './scenarios.js';
 import { seed } from './seed.js';
 
 const db = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
@@ -52,8 +52,7 @@ server = await startLabwright(db, server, [COMPILED]);
 const pid = server.child.pid!;
 const env = { url: server.url, token: server.token, seeded, db } as const;
 const headers = { 'PRIVATE-TOKEN': server.token };
-const reads = { name: 'reads', rate: 450, paths: readPaths(env).filter((p) => /merge_requests/.test(p)) };
-const writes = () => ({ name: 'writes', rate: 50, create: { projectId: seeded.mrProjectId, firstBranch: seeded.nextPostBranch } });
+const { reads, writes } = mixedStreams(env, 450);
 
 let before = threadCpu(pid);
 async function run(label: string, withWrites: boolean, withHog: boolean): Promise<number> {

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanup, COMPILED, load, runArrival, startLabwright, stop } from './load.js';
-import { readPaths, scenarios, type ScenarioEnv } from './scenarios.js';
+import { mixedStreams, scenarios, type ScenarioEnv } from './scenarios.js';
 import { seed } from './seed.js';
 
 interface ProfileNode {
@@ -82,13 +82,11 @@ async function main(): Promise<void> {
       let to: number;
       if (name === 'mixed-rate') {
         // The constant-arrival mixed load: MR reads at BENCH_MIXED_RATE/s, creations at a ninth of that.
-        const rate = Number(process.env.BENCH_MIXED_RATE ?? 450);
-        const paths = readPaths(env).filter((p) => /merge_requests/.test(p));
-        const reads = { name: 'reads', rate, paths };
+        const { reads, writes } = mixedStreams(env);
         await runArrival(server.url, headers, 2, [reads]);
         // The arrival process takes about a second to start, and waits for the last answers after.
         from = performance.now() + 1000;
-        const [r, w] = await runArrival(server.url, headers, seconds, [reads, { name: 'writes', rate: rate / 9, create: { projectId: seeded.mrProjectId, firstBranch: seeded.nextPostBranch } }]);
+        const [r, w] = await runArrival(server.url, headers, seconds, [reads, writes()]);
         to = Math.min(performance.now(), from + seconds * 1000);
         seeded.nextPostBranch += w.used;
         console.log(`\nmixed-rate on ${db}: reads p50 ${r.p50} p90 ${r.p90} p99 ${r.p99} ms; writes ${w.ok} created, p90 ${w.p90} ms`);

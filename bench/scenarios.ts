@@ -2,6 +2,7 @@
 // Ratio scenarios are declared as data; the others (creation rate, mixed load, constant rate,
 // pagination depth, count cost) have their own run function in ./special.ts.
 import type { Options } from 'autocannon';
+import type { Stream } from './arrival.js';
 import type { Seeded } from './seed.js';
 
 export type DbName = 'sqlite' | 'postgres';
@@ -61,4 +62,21 @@ export const scenarios: Scenario[] = [
 /** The read paths the constant-rate and mixed runs cycle through. */
 export function readPaths(e: ScenarioEnv): string[] {
   return scenarios.filter((s): s is RatioScenario => s.kind === 'ratio' && !s.large).map((s) => s.path(e));
+}
+
+/** The mixed loads' reads: the merge request paths of the ratio scenarios. */
+export function mixedReadPaths(e: ScenarioEnv): string[] {
+  return readPaths(e).filter((p) => /merge_requests/.test(p));
+}
+
+/**
+ * The constant-arrival mixed load (mixed-rate): those reads at `readRate` per second, and a
+ * creation stream at a ninth of it (writes are then 10 % of the requests) from the next unused
+ * seeded branch, made anew for each run as the branches are used up.
+ */
+export function mixedStreams(e: ScenarioEnv, readRate = Number(process.env.BENCH_MIXED_RATE ?? 450)): { reads: Stream; writes: () => Stream } {
+  return {
+    reads: { name: 'reads', rate: readRate, paths: mixedReadPaths(e) },
+    writes: () => ({ name: 'writes', rate: readRate / 9, create: { projectId: e.seeded.mrProjectId, firstBranch: e.seeded.nextPostBranch } }),
+  };
 }

@@ -8,7 +8,7 @@ import { createDatabase } from '../src/db/database.js';
 import { oauthToken } from './oauth.js';
 import { alternate, combine, load, measure, median, mrCreateRequest, runArrival, type Measure, type Timing } from './load.js';
 import type { Stream, StreamResult } from './arrival.js';
-import { readPaths, scenarios, type RatioScenario, type ScenarioEnv } from './scenarios.js';
+import { mixedReadPaths, mixedStreams, scenarios, type RatioScenario, type ScenarioEnv } from './scenarios.js';
 
 export interface Row {
   scenario: string;
@@ -69,7 +69,7 @@ async function mrCreate(c: SpecialCtx): Promise<void> {
  * half from run to run, which a single pair of measurements turned into the ratio.
  */
 async function mixed(c: SpecialCtx): Promise<void> {
-  const reads = readPaths(c.env).filter((p) => /merge_requests/.test(p));
+  const reads = mixedReadPaths(c.env);
   const readReqs = reads.map((path) => ({ method: 'GET' as const, path }));
   // A short mixed warm-up first, as for mixed-rate (the first creations of a server pay for start-up).
   if (!c.smoke) await Promise.all([load(c.env.url, c.headers, Math.min(c.timing.warmup, 1), { requests: readReqs }), writeLoad(c, Math.min(c.timing.warmup, 1), 50)]);
@@ -127,12 +127,10 @@ const asMeasure = (r: StreamResult, seconds: number): Measure => ({ rps: r.rate,
  * the requests; read p90 is compared at the same read rate.
  */
 async function mixedArrival(c: SpecialCtx): Promise<void> {
-  const readRate = Number(process.env.BENCH_MIXED_RATE ?? 450);
-  const writeRate = readRate / 9;
+  const { reads, writes } = mixedStreams(c.env);
+  const readRate = reads.rate;
+  const writeRate = writes().rate;
   const seconds = c.smoke ? 0.5 : c.timing.duration;
-  const paths = readPaths(c.env).filter((p) => /merge_requests/.test(p));
-  const reads: Stream = { name: 'reads', rate: readRate, paths };
-  const writes = (): Stream => ({ name: 'writes', rate: writeRate, create: { projectId: c.env.seeded.mrProjectId, firstBranch: c.env.seeded.nextPostBranch } });
   // The warm-up runs the mixed load itself: the first creations of a server pay once for what
   // later ones find ready (the branch list read from packed-refs, the merge snapshot of a commit
   // pair, compiled code), which is start-up, not what writes cost reads.
