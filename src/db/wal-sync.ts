@@ -20,6 +20,8 @@ const fsyncAsync = promisify(fsync);
 
 export class WalSync {
   private fd: number | null = null;
+  /** The file `fd` was opened on. */
+  private opened: { ino: number; dev: number } | null = null;
   private current: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   /** Write epochs: the latest one asked for, and the latest one known to be on disk. */
@@ -71,14 +73,20 @@ export class WalSync {
   /** The log's descriptor, opened again if the file was replaced (it is, when the last connection to the database closes). */
   private async file(): Promise<number> {
     if (this.fd !== null) {
-      const [onDisk, open] = await Promise.all([statAsync(this.walPath).catch(() => null), fstatAsync(this.fd)]);
-      if (onDisk && onDisk.ino === open.ino && onDisk.dev === open.dev) return this.fd;
+      // One stat of the name per sync: the open descriptor's file is known (`opened`), and a call
+      // less into libuv's pool on the server's thread per commit (issue 7).
+      const onDisk = await statAsync(this.walPath).catch(() => null);
+      if (onDisk && this.opened && onDisk.ino === this.opened.ino && onDisk.dev === this.opened.dev) return this.fd;
       const old = this.fd;
       this.fd = null;
+      this.opened = null;
       await closeAsync(old).catch(noop);
     }
     // Opened for writing (nothing is written through it): fsync needs that on some systems.
-    this.fd = await openAsync(this.walPath, 'r+');
+    const fd = await openAsync(this.walPath, 'r+');
+    const { ino, dev } = await fstatAsync(fd);
+    this.fd = fd;
+    this.opened = { ino, dev };
     // A log file made since the last sync must be found after a power failure too: its directory
     // entry is synced once (SQLite would do it at the first checkpoint).
     const dir = await openAsync(dirname(this.walPath), 'r').catch(() => null);
@@ -94,6 +102,7 @@ export class WalSync {
     await this.queued?.catch(noop);
     if (this.fd !== null) await closeAsync(this.fd).catch(noop);
     this.fd = null;
+    this.opened = null;
   }
 }
 
