@@ -118,6 +118,20 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
   const key = `${source}:${target}`;
   const known = snapshots.get(key);
   if (known) return { ...known };
+  // Creations of one pair that come while it is computed share that computation: after a restart
+  // every creation of the first few milliseconds ran its own four git processes (bench's mixed load).
+  let computing = inFlight.get(key);
+  if (!computing) {
+    computing = snapshotOf(repo, source, target, key).finally(() => inFlight.delete(key));
+    inFlight.set(key, computing);
+  }
+  return { ...(await computing) };
+}
+
+/** Snapshots being computed, by `source:target`. */
+const inFlight = new Map<string, Promise<Snapshot>>();
+
+async function snapshotOf(repo: GitRepository, source: string, target: string, key: string): Promise<Snapshot> {
   const base = await repo.mergeBase(target, source);
   const [tree, divergence, files] = await Promise.all([
     repo.mergeTree(target, source).catch((err) => {
@@ -142,7 +156,7 @@ export async function computeSnapshot(repo: GitRepository, source: string | null
   };
   if (snapshots.size >= 5000) snapshots.delete(snapshots.keys().next().value as string);
   snapshots.set(key, snap);
-  return { ...snap };
+  return snap;
 }
 
 /**
