@@ -19,9 +19,8 @@ const closeAsync = promisify(close);
 const fsyncAsync = promisify(fsync);
 
 export class WalSync {
-  private fd: number | null = null;
-  /** The file `fd` was opened on. */
-  private opened: { ino: number; dev: number } | null = null;
+  /** The log's descriptor and the file it was opened on. */
+  private log: { fd: number; ino: number; dev: number } | null = null;
   private current: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   /** Write epochs: the latest one asked for, and the latest one known to be on disk. */
@@ -72,21 +71,22 @@ export class WalSync {
 
   /** The log's descriptor, opened again if the file was replaced (it is, when the last connection to the database closes). */
   private async file(): Promise<number> {
-    if (this.fd !== null) {
-      // One stat of the name per sync: the open descriptor's file is known (`opened`), and a call
-      // less into libuv's pool on the server's thread per commit (issue 7).
+    if (this.log !== null) {
+      // One stat of the name per sync, compared with the file noted at open: a call less into
+      // libuv's pool on the server's thread per commit than stat and fstat (issue 7).
       const onDisk = await statAsync(this.walPath).catch(() => null);
-      if (onDisk && this.opened && onDisk.ino === this.opened.ino && onDisk.dev === this.opened.dev) return this.fd;
-      const old = this.fd;
-      this.fd = null;
-      this.opened = null;
+      if (onDisk && onDisk.ino === this.log.ino && onDisk.dev === this.log.dev) return this.log.fd;
+      const old = this.log.fd;
+      this.log = null;
       await closeAsync(old).catch(noop);
     }
     // Opened for writing (nothing is written through it): fsync needs that on some systems.
     const fd = await openAsync(this.walPath, 'r+');
-    const { ino, dev } = await fstatAsync(fd);
-    this.fd = fd;
-    this.opened = { ino, dev };
+    const { ino, dev } = await fstatAsync(fd).catch(async (err: unknown) => {
+      await closeAsync(fd).catch(noop);
+      throw err;
+    });
+    this.log = { fd, ino, dev };
     // A log file made since the last sync must be found after a power failure too: its directory
     // entry is synced once (SQLite would do it at the first checkpoint).
     const dir = await openAsync(dirname(this.walPath), 'r').catch(() => null);
@@ -94,15 +94,14 @@ export class WalSync {
       await fsyncAsync(dir).catch(noop);
       await closeAsync(dir).catch(noop);
     }
-    return this.fd;
+    return fd;
   }
 
   async close(): Promise<void> {
     await this.current?.catch(noop);
     await this.queued?.catch(noop);
-    if (this.fd !== null) await closeAsync(this.fd).catch(noop);
-    this.fd = null;
-    this.opened = null;
+    if (this.log !== null) await closeAsync(this.log.fd).catch(noop);
+    this.log = null;
   }
 }
 
