@@ -119,20 +119,39 @@ export async function loadBundle(
   known?: ProjectInfo[],
   alsoFirst: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}, // eslint-disable-line @typescript-eslint/no-explicit-any
 ): Promise<MrBundle> {
-  const ids = rows.map((r) => r.id);
   type FirstWave = {
     assignees: Array<{ id: number; merge_request_id: number; user_id: number; position: number }>;
     reviewers: Array<{ id: number; merge_request_id: number; user_id: number }>;
     labelLinks: Array<{ merge_request_id: number; label_id: number }>;
     blocks: Array<{ blocked_id: number }>;
   };
-  const milestoneIds = [...new Set(rows.map((r) => r.milestone_id).filter((x): x is number => x !== null))];
-  const directUsers = rows.flatMap((r) => [r.author_id, r.merge_user_id, r.merged_by_id, r.closed_by_id].filter((x): x is number => x !== null));
+  // One loop, not `rows.map(…).filter(…)` chains: the arrays `map` makes are of another elements
+  // kind when they hold nulls (or nothing) than when they hold ids only, and each new kind seen at
+  // a `.filter` threw this function's optimised code away; it was compiled again (over 100 ms of a
+  // background thread) again and again under a mixed load.
+  const ids: number[] = [];
+  const milestoneSet = new Set<number>();
+  const directUsers: number[] = [];
   // Targets, and the sources of requests from forks (their pipelines are presented with them).
-  const projectIds = [...new Set(rows.flatMap((r) => (r.source_project_id === r.project_id ? [r.project_id] : [r.project_id, r.source_project_id])))];
+  const projectSet = new Set<number>();
+  const shaSet = new Set<string>();
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    ids.push(r.id);
+    if (r.milestone_id !== null) milestoneSet.add(r.milestone_id);
+    if (r.author_id !== null) directUsers.push(r.author_id);
+    if (r.merge_user_id !== null) directUsers.push(r.merge_user_id);
+    if (r.merged_by_id !== null) directUsers.push(r.merged_by_id);
+    if (r.closed_by_id !== null) directUsers.push(r.closed_by_id);
+    projectSet.add(r.project_id);
+    if (r.source_project_id !== r.project_id) projectSet.add(r.source_project_id);
+    if (r.head_sha) shaSet.add(r.head_sha);
+  }
+  const milestoneIds = [...milestoneSet];
+  const projectIds = [...projectSet];
+  const shas = [...shaSet];
   const knownMap = new Map((known ?? []).map((k) => [k.project.id, k]));
   const missingProjects = projectIds.filter((id) => !knownMap.has(id));
-  const shas = [...new Set(rows.map((r) => r.head_sha).filter((x): x is string => !!x))];
   // Lookups that need only the rows (stored one by one: spreading conditional literals is slow on
   // Node 20, see bench/object-spread.mjs).
   const byRows: Record<string, SelectQueryBuilder<DB, any, any> | BoundStatement<unknown>> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any

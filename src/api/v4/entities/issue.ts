@@ -6,7 +6,7 @@ import { fullPath } from '../../../services/projects/lookup.js';
 import type { IssueBundle, IssueRow } from '../../../services/issues/rows.js';
 import type { UserRefRow } from '../../../db/repositories/users.js';
 import { humanDuration, presentLabelDetails, presentMilestone, taskCompletion } from './merge-request.js';
-import { presentUserBasic } from './user.js';
+import { presentUserBasic, presentUserRefs } from './user.js';
 
 export interface IssuePresentCtx {
   base: string;
@@ -43,7 +43,7 @@ export function presentIssueBasic(issue: IssueRow, ctx: IssuePresentCtx): Record
   const { bundle, base } = ctx;
   const info = bundle.projects.get(issue.project_id)!;
   const path = fullPath(info.project, info.namespace);
-  const assignees = (bundle.assignees.get(issue.id) ?? []).map((id) => userRef(bundle.users.get(id), base)).filter(Boolean);
+  const assignees = presentUserRefs(bundle.assignees.get(issue.id), bundle.users, base);
   const labels = bundle.labels.get(issue.id) ?? [];
   const milestone = issue.milestone_id !== null ? bundle.milestones.get(issue.milestone_id) : undefined;
   const out: Record<string, unknown> = {

@@ -8,7 +8,7 @@ import type { LabelRow, MilestoneRow, MrBundle, MrRow, ProjectInfo } from '../..
 import { headPipelineOf } from '../../../services/merge-requests/rows.js';
 import { detailedMergeStatus, discussionsResolved, squashOnMerge } from '../../../services/merge-requests/status.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
-import { presentUserBasic } from './user.js';
+import { presentUserBasic, presentUserRefs } from './user.js';
 import { presentPipelineBasic, presentPipelineDetailed } from './pipeline.js';
 import { todayUtc } from '../../../services/personal-access-tokens.js';
 
@@ -139,8 +139,8 @@ export function presentMergeRequestBasic(mr: MrRow, ctx: MrPresentCtx): Record<s
   const { bundle, base } = ctx;
   const info = bundle.projects.get(mr.project_id)!;
   const users = bundle.users;
-  const assignees = (bundle.assignees.get(mr.id) ?? []).map((id) => userRef(users.get(id), base)).filter(Boolean);
-  const reviewers = (bundle.reviewers.get(mr.id) ?? []).map((id) => userRef(users.get(id), base)).filter(Boolean);
+  const assignees = presentUserRefs(bundle.assignees.get(mr.id), users, base);
+  const reviewers = presentUserRefs(bundle.reviewers.get(mr.id), users, base);
   const labels = bundle.labels.get(mr.id) ?? [];
   const milestone = mr.milestone_id !== null ? bundle.milestones.get(mr.milestone_id) : undefined;
   const mergeUser = mr.merge_user_id !== null ? userRef(users.get(mr.merge_user_id), base) : null;
