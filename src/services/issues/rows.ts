@@ -7,7 +7,7 @@ import { selectBatch } from '../../db/batch.js';
 import { findUserRefsByIds, type UserRefRow, type UserRow } from '../../db/repositories/users.js';
 import { readableProjectIds } from '../merge-requests/list.js';
 import { joinProjects, projectQueries, type NamespaceRow, type ProjectRow } from '../projects/lookup.js';
-import type { LabelRow, MilestoneRow, ProjectInfo } from '../merge-requests/rows.js';
+import { distinctNonNull, type LabelRow, type MilestoneRow, type ProjectInfo } from '../merge-requests/rows.js';
 
 export type IssueRow = Selectable<IssuesTable>;
 
@@ -32,7 +32,7 @@ export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: P
   const ids = rows.map((r) => r.id);
   const knownMap = new Map(known.map((k) => [k.project.id, k]));
   const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !knownMap.has(id));
-  const milestoneIds = [...new Set(rows.map((r) => r.milestone_id).filter((x): x is number => x !== null))];
+  const milestoneIds = distinctNonNull(rows, (r) => r.milestone_id);
   const empty = { assignees: [], labelLinks: [], milestones: [], closing: [] } as {
     assignees: Array<{ id: number; issue_id: number; user_id: number; position: number }>;
     labelLinks: Array<{ issue_id: number; label_id: number }>;
@@ -65,7 +65,7 @@ export async function loadIssueBundle(db: Kysely<DB>, rows: IssueRow[], known: P
   }
   for (const a of first.assignees) userIds.add(a.user_id);
   const labelIds = [...new Set(first.labelLinks.map((l) => l.label_id))];
-  const groupIds = [...new Set((first.milestones as MilestoneRow[]).map((m) => m.group_id).filter((x): x is number => x !== null))];
+  const groupIds = distinctNonNull(first.milestones as MilestoneRow[], (m) => m.group_id);
   const [users, second] = await Promise.all([
     findUserRefsByIds(db, [...userIds]),
     selectBatch(db, {

@@ -36,6 +36,21 @@ export interface MrBundle {
   also: Record<string, unknown[]>;
 }
 
+/**
+ * The distinct non-null values of `key` over `rows`, in first-seen order: a loop into a Set, not
+ * `rows.map(key).filter(…)`, whose intermediate array is of another elements kind when it holds
+ * nulls than when it holds numbers only, each kind seen anew at `.filter` throwing the caller's
+ * optimised code away (loadBundle was compiled again and again under a mixed load).
+ */
+export function distinctNonNull<R, V>(rows: readonly R[], key: (r: R) => V | null): V[] {
+  const seen = new Set<V>();
+  for (let i = 0; i < rows.length; i++) {
+    const v = key(rows[i]!);
+    if (v !== null) seen.add(v);
+  }
+  return [...seen];
+}
+
 function group<K, V>(rows: V[], key: (r: V) => K): Map<K, V[]> {
   const m = new Map<K, V[]>();
   for (const r of rows) {
@@ -213,7 +228,7 @@ export async function loadBundle(
   const milestones = (second.milestones ?? []) as MilestoneRow[];
   const projects = joinProjects((second.projects ?? []) as ProjectRow[], (second.namespaces ?? []) as NamespaceRow[]);
   for (const [id, info] of knownMap) projects.set(id, info);
-  const groupIds = [...new Set(milestones.map((m) => m.group_id).filter((x): x is number => x !== null))];
+  const groupIds = distinctNonNull(milestones, (m) => m.group_id);
   const groupRows = groupIds.length ? await db.selectFrom('namespaces').select(['id', 'full_path']).where('id', 'in', groupIds).execute() : [];
   const pipelineMap = new Map<string, PipelineRow>();
   // In id order: the latest pipeline of a sha wins.
