@@ -7,6 +7,10 @@
 //   node --import tsx bench/arrival.ts <url> <headers JSON> <seconds> <streams JSON> [settle seconds]
 // With a settle time, the load runs that much longer first and what was due in it is not counted
 // (this process's own start: its code compiles while the first requests go out).
+// Windows (mixed-rate): a stream with `gate` sends only in the odd windows of `gate` seconds (the
+// "on" windows), counted from the end of the settle time; a stream with `windows` also reports the
+// p90 of each window, leaving out what was due in the first `skip` seconds of an "off" window (the
+// last writes' answers and the work they left, which belong to the window before).
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { mrCreateBody } from './load.js';
@@ -17,6 +21,17 @@ export interface Stream {
   /** GET these paths in turn; or, with `create`, POST merge requests from the seeded `post-N` branches. */
   paths?: string[];
   create?: { projectId: number; firstBranch: number };
+  /** Send only in the odd windows of this many seconds (see the header). */
+  gate?: number;
+  /** Report each window's p90 (windows of `seconds`; `skip` seconds left out of each even one). */
+  windows?: { seconds: number; skip: number };
+}
+
+/** One window of a stream with `windows`: odd ones are those a gated stream sends in. */
+export interface WindowResult {
+  on: boolean;
+  n: number;
+  p90: number;
 }
 
 export interface StreamResult {
@@ -35,6 +50,16 @@ export interface StreamResult {
   ttfb: { p50: number; p90: number; p99: number };
   /** Branches used (creation streams). */
   used: number;
+  /** Per window, with `windows`; and the percentiles of all "on" and all "off" windows together. */
+  windows?: WindowResult[];
+  pooled?: { on: Percentiles; off: Percentiles };
+}
+
+export interface Percentiles {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
 }
 
 const [url, headersJson, secondsArg, streamsJson, settleArg = '0'] = process.argv.slice(2);
@@ -58,6 +83,8 @@ interface State {
   ok: number;
   failed: number;
   branch: number;
+  /** With `windows`: latencies by window index. */
+  byWindow: number[][];
 }
 
 function send(st: State, due: number): void {
@@ -78,11 +105,13 @@ function send(st: State, due: number): void {
   }
   st.pending.set(due, false);
   const counted = due >= start + settleMs;
+  const w = countedWindow(st.s, due);
   const finish = (ok: boolean) => {
     const now = performance.now();
     st.pending.delete(due);
     if (!counted) return;
     st.latencies.push(now - due);
+    if (w !== null) (st.byWindow[w] ??= []).push(now - due);
     if (now <= end) st.inTime++;
     if (ok) st.ok++;
     else st.failed++;
@@ -100,12 +129,27 @@ function send(st: State, due: number): void {
   req.end(body);
 }
 
+/** The window (of `seconds`) a due time falls in, counted from the end of the settle time; -1 before it. */
+function windowOf(due: number, seconds: number): number {
+  const t = due - (start + settleMs);
+  return t < 0 ? -1 : Math.floor(t / (seconds * 1000));
+}
+
+/** The window a request due then is counted in (streams with `windows`), or null: none, or the skipped start of an "off" one. */
+function countedWindow(s: Stream, due: number): number | null {
+  if (!s.windows) return null;
+  const w = windowOf(due, s.windows.seconds);
+  if (w < 0) return null;
+  const into = due - (start + settleMs) - w * s.windows.seconds * 1000;
+  return w % 2 === 1 || into >= s.windows.skip * 1000 ? w : null;
+}
+
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const states: State[] = streams.map((s) => ({ s, next: 0, latencies: [], ttfb: [], pending: new Map(), inTime: 0, ok: 0, failed: 0, branch: s.create?.firstBranch ?? 0 }));
+const states: State[] = streams.map((s) => ({ s, next: 0, latencies: [], ttfb: [], pending: new Map(), inTime: 0, ok: 0, failed: 0, branch: s.create?.firstBranch ?? 0, byWindow: [] }));
 const start = performance.now();
 const end = start + settleMs + seconds * 1000;
 
@@ -118,6 +162,11 @@ await new Promise<void>((resolve) => {
       for (;;) {
         const due = start + (st.next * 1000) / st.s.rate;
         if (due > now || due >= end) break;
+        // A gated stream is silent in the even windows (it sends through the settle time).
+        if (st.s.gate && windowOf(due, st.s.gate) % 2 === 0) {
+          st.next++;
+          continue;
+        }
         send(st, due);
       }
     }
@@ -137,9 +186,16 @@ for (const st of states) {
   for (const [due, headersCame] of st.pending) {
     if (due < start + settleMs) continue;
     st.latencies.push(gaveUp - due);
+    const w = countedWindow(st.s, due);
+    if (w !== null) (st.byWindow[w] ??= []).push(gaveUp - due);
     if (!headersCame) st.ttfb.push(gaveUp - due);
     st.failed++;
   }
+}
+
+function pooledOf(windows: Array<number[] | undefined>, round: (n: number) => number): Percentiles {
+  const l = windows.flatMap((x) => x ?? []).sort((a, b) => a - b);
+  return { n: l.length, p50: round(percentile(l, 50)), p90: round(percentile(l, 90)), p99: round(percentile(l, 99)) };
 }
 
 const results: StreamResult[] = states.map((st) => {
@@ -159,6 +215,18 @@ const results: StreamResult[] = states.map((st) => {
     max: round(sorted[sorted.length - 1] ?? 0),
     ttfb: ((t) => ({ p50: round(percentile(t, 50)), p90: round(percentile(t, 90)), p99: round(percentile(t, 99)) }))([...st.ttfb].sort((a, b) => a - b)),
     used: st.branch - (st.s.create?.firstBranch ?? 0),
+    ...(st.s.windows
+      ? {
+          windows: Array.from({ length: Math.ceil((seconds - 1e-9) / st.s.windows.seconds) }, (_, w) => {
+            const l = [...(st.byWindow[w] ?? [])].sort((a, b) => a - b);
+            return { on: w % 2 === 1, n: l.length, p90: round(percentile(l, 90)) };
+          }),
+          pooled: {
+            on: pooledOf(st.byWindow.filter((_, w) => w % 2 === 1), round),
+            off: pooledOf(st.byWindow.filter((_, w) => w % 2 === 0), round),
+          },
+        }
+      : {}),
   };
 });
 // Exit once written: requests still queued in the agent must not keep the process (and the bench) waiting.
