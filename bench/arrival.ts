@@ -193,14 +193,15 @@ for (const st of states) {
   }
 }
 
-function pooledOf(windows: Array<number[] | undefined>, round: (n: number) => number): Percentiles {
+const round = (n: number) => Math.round(n * 100) / 100;
+
+function pooledOf(windows: Array<number[] | undefined>): Percentiles {
   const l = windows.flatMap((x) => x ?? []).sort((a, b) => a - b);
   return { n: l.length, p50: round(percentile(l, 50)), p90: round(percentile(l, 90)), p99: round(percentile(l, 99)) };
 }
 
 const results: StreamResult[] = states.map((st) => {
   const sorted = [...st.latencies].sort((a, b) => a - b);
-  const round = (n: number) => Math.round(n * 100) / 100;
   return {
     name: st.s.name,
     // Counted ones only (the settle time's are not).
@@ -222,8 +223,8 @@ const results: StreamResult[] = states.map((st) => {
             return { on: w % 2 === 1, n: l.length, p90: round(percentile(l, 90)) };
           }),
           pooled: {
-            on: pooledOf(st.byWindow.filter((_, w) => w % 2 === 1), round),
-            off: pooledOf(st.byWindow.filter((_, w) => w % 2 === 0), round),
+            on: pooledOf(st.byWindow.filter((_, w) => w % 2 === 1)),
+            off: pooledOf(st.byWindow.filter((_, w) => w % 2 === 0)),
           },
         }
       : {}),

@@ -154,7 +154,7 @@ export async function loadBundle(
     const r = rows[i]!;
     ids.push(r.id);
     if (r.milestone_id !== null) milestoneSet.add(r.milestone_id);
-    if (r.author_id !== null) directUsers.push(r.author_id);
+    directUsers.push(r.author_id);
     if (r.merge_user_id !== null) directUsers.push(r.merge_user_id);
     if (r.merged_by_id !== null) directUsers.push(r.merged_by_id);
     if (r.closed_by_id !== null) directUsers.push(r.closed_by_id);
