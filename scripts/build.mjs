@@ -1,8 +1,10 @@
-// Builds the server that `npm start` runs: src/ bundled into one ES module (dist/main.js), the
-// packages left in node_modules. Node then loads one file instead of resolving, reading and
-// compiling 210 modules one by one: on a 2-core AMD EPYC, start-up to ready on an empty SQLite
-// database went from 0.89-1.20 s to 0.71-0.82 s (docs/benchmarks.md, finding 61). Types are
-// checked before, by `tsc -p tsconfig.build.json --noEmit` (npm run build).
+// Builds the server that `npm start` runs: src/ and the packages it uses bundled into one ES
+// module (dist/main.js); only native addons (better-sqlite3, @node-rs/argon2) and pg, which
+// src/db/database.ts loads on demand, are left in node_modules. Node then loads one file instead
+// of resolving, reading and compiling some 400 modules one by one: on a 2-core AMD EPYC, start-up
+// to ready went from 0.89-1.20 s to 0.71-0.82 s with src/ bundled (docs/benchmarks.md, finding
+// 61), and from 0.94-1.12 s to 0.72-0.85 s on the bench data set with the packages bundled too
+// (finding 92). Types are checked before, by `tsc -p tsconfig.build.json --noEmit` (npm run build).
 //   node scripts/build.mjs [outfile]
 import { build } from 'esbuild';
 import { readFileSync, realpathSync } from 'node:fs';
@@ -21,7 +23,20 @@ export async function bundle(outfile = 'dist/main.js') {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    // Native addons stay where their loaders look for their binaries; pg-native is pg's optional
+    // native driver, never installed.
+    external: ['better-sqlite3', '@node-rs/argon2', 'pg', 'pg-native'],
+    // The packages are CommonJS: their require() of Node's modules and their __dirname need these
+    // in an ES module.
+    banner: {
+      js: [
+        "import { createRequire as __lwCreateRequire } from 'node:module';",
+        "import { fileURLToPath as __lwFileURLToPath } from 'node:url';",
+        'const require = __lwCreateRequire(import.meta.url);',
+        'const __filename = __lwFileURLToPath(import.meta.url);',
+        "const __dirname = __lwFileURLToPath(new URL('.', import.meta.url));",
+      ].join(' '),
+    },
     sourcemap: true,
     logLevel: 'warning',
     // The version is written in, wherever the bundle lies (src/version.ts).

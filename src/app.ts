@@ -2,9 +2,10 @@
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { rewriteWebAddress } from './http/web-addresses.js';
+import { headAsGet } from './http/route.js';
 import { registerApi } from './api/v4/index.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -110,6 +111,19 @@ function noRouteSchemas(): never {
   throw new Error('Labwright routes declare no Fastify schema: validate in the handler, present with api/v4/schemas');
 }
 
+/** Multipart bodies: fields as values, a file field as a Buffer (one file, 20 MiB at most). */
+async function registerMultipart(app: FastifyInstance): Promise<void> {
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    // Every GitLab route that takes a file takes one.
+    limits: { fileSize: 20 * 1024 * 1024, files: 1 },
+    async onFile(this: FastifyRequest, part) {
+      await part.toBuffer();
+      (this.lwUploadNames ??= {})[part.fieldname] = part.filename;
+    },
+  });
+}
+
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance & { lw: AppContext }> {
   const refresher = opts.refresher === true;
   // The refresher reads PostgreSQL in pinned snapshots, which a cache of results from other moments would defeat.
@@ -129,8 +143,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     trustProxy: config.trustProxy,
     bodyLimit: 50 * 1024 * 1024,
     // Addresses under a project's full path (git over HTTP, web archives, older upload links) are
-    // routed at fixed prefixes (http/web-addresses.ts).
-    rewriteUrl: (req: { url?: string }) => (req.url ? (rewriteWebAddress(req.url) ?? req.url) : '/'),
+    // routed at fixed prefixes (http/web-addresses.ts). HEAD goes to the GET route (http/route.ts).
+    rewriteUrl: (req: IncomingMessage) => {
+      headAsGet(req);
+      return req.url ? (rewriteWebAddress(req.url) ?? req.url) : '/';
+    },
+    exposeHeadRoutes: false,
     // Long URL-encoded ids must reach the router; the 414 check below bounds the query string.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: false, querystringParser: (s: string) => parseNested(s) },
     serverFactory: (handler: Parameters<typeof createServer>[1]) => createServer({ maxHeaderSize: 256 * 1024 }, handler),
@@ -174,15 +192,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
   });
   // File fields become Buffers in the body; their names are kept on the request (wiki attachments).
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    // Every GitLab route that takes a file takes one.
-    limits: { fileSize: 20 * 1024 * 1024, files: 1 },
-    async onFile(this: FastifyRequest, part) {
-      await part.toBuffer();
-      (this.lwUploadNames ??= {})[part.fieldname] = part.filename;
-    },
-  });
+  // @fastify/multipart reads globalThis.FormData as it is registered (for req.formData(), which
+  // nothing here uses), and Node's first read of it loads its fetch implementation: about 30 ms of
+  // start-up. It is hidden for that moment only.
+  const formData = Object.getOwnPropertyDescriptor(globalThis, 'FormData');
+  Object.defineProperty(globalThis, 'FormData', { value: undefined, configurable: true, writable: true });
+  try {
+    await registerMultipart(app);
+  } finally {
+    if (formData) Object.defineProperty(globalThis, 'FormData', formData);
+  }
   // One preValidation hook for every request (callback-style: an async hook costs a promise per
   // request). Multipart fields get the same Rack nesting as query strings and form bodies
   // (`scopes[]`). GITLAB-COMPAT: GitLab's HandleNullBytes middleware refuses NUL in any query, form

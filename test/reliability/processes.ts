@@ -61,10 +61,13 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `labwright serve` on the installation and waits until /-/readiness answers 200. */
-export async function startProcess(inst: Installation, env: Record<string, string> = {}, port?: number): Promise<ServerProcess> {
+/**
+ * Starts `labwright serve` on the installation and waits until /-/readiness answers 200: the
+ * sources through tsx, or the module given (a build of scripts/build.mjs).
+ */
+export async function startProcess(inst: Installation, env: Record<string, string> = {}, port?: number, main?: string): Promise<ServerProcess> {
   const p = port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...(main ? [main] : ['--import', 'tsx', 'src/main.ts']), 'serve'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...inst.env, ...env, PORT: String(p), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
