@@ -48,6 +48,7 @@ export async function issueTokens(ctx: AppContext, trx: Transaction<DB>, input: 
       scopes: input.scopes.join(' '),
       grant_id: input.grantId,
       grant_kind: input.grantKind,
+      // The first pair of a family leaves it empty: its family is its own id (revokeFamily).
       family_id: input.familyId ?? null,
       created_at: new Date(createdAt).toISOString(),
       revoked_at: null,
@@ -55,9 +56,6 @@ export async function issueTokens(ctx: AppContext, trx: Transaction<DB>, input: 
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  if (input.familyId === undefined) {
-    await trx.updateTable('oauth_access_tokens').set({ family_id: row.id }).where('id', '=', row.id).execute();
-  }
   return { id: row.id, userId: input.userId, accessToken, refreshToken, scopes: input.scopes, expiresIn, createdAt };
 }
 
@@ -78,12 +76,15 @@ export function sendTokenResponse(reply: FastifyReply, t: IssuedTokens): Fastify
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** Revokes every live token of one refresh family. */
+/**
+ * Revokes every live token of one refresh family: the first pair (`familyId` is its id; its
+ * family_id is empty, or its own id in rows written before 2026-12-03) and those refreshed from it.
+ */
 export async function revokeFamily(db: Db, familyId: number): Promise<void> {
   await db
     .updateTable('oauth_access_tokens')
     .set({ revoked_at: new Date(now()).toISOString() })
-    .where('family_id', '=', familyId)
+    .where((eb) => eb.or([eb('family_id', '=', familyId), eb('id', '=', familyId)]))
     .where('revoked_at', 'is', null)
     .execute();
 }

@@ -78,7 +78,10 @@ describe('authentication cache', () => {
     const admin = new pg.Client({ connectionString: s.app.lw.config.databaseUrl! });
     await admin.connect();
     try {
-      const { rowCount } = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'listen %'");
+      // The notice connection's last statement is its LISTEN, or the echo it sends to check it still listens.
+      const { rowCount } = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and (query like 'listen %' or query like 'select pg\\_notify($1, $2)')",
+      );
       expect(rowCount).toBe(1);
       expect(await until(() => database.authChanges() === null, 3000)).toBe(true);
       // Revoked without a notice: only a fresh read can see it.

@@ -21,9 +21,16 @@ function refresh(a: TestApp, rt: string, extra: Record<string, string> = {}) {
   return tokenRequest(s, { grant_type: 'refresh_token', refresh_token: rt, client_id: a.uid, client_secret: a.secret, ...extra });
 }
 
+/** Live tokens of the family: the first pair (family_id empty: its own id) and those refreshed from it. */
 async function liveInFamily(accessTokenId: number): Promise<number> {
-  const row = await s.app.lw.db.selectFrom('oauth_access_tokens').select('family_id').where('id', '=', accessTokenId).executeTakeFirstOrThrow();
-  const live = await s.app.lw.db.selectFrom('oauth_access_tokens').select('id').where('family_id', '=', row.family_id).where('revoked_at', 'is', null).execute();
+  const row = await s.app.lw.db.selectFrom('oauth_access_tokens').select(['id', 'family_id']).where('id', '=', accessTokenId).executeTakeFirstOrThrow();
+  const family = row.family_id ?? row.id;
+  const live = await s.app.lw.db
+    .selectFrom('oauth_access_tokens')
+    .select('id')
+    .where((eb) => eb.or([eb('family_id', '=', family), eb('id', '=', family)]))
+    .where('revoked_at', 'is', null)
+    .execute();
   return live.length;
 }
 

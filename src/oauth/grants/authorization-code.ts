@@ -21,7 +21,18 @@ export async function redeemAuthorizationCode(ctx: AppContext, app: ApplicationR
   const digest = tokenDigest(ctx.config.secret, code);
 
   const outcome = await ctx.database.transaction(async (trx): Promise<Outcome> => {
-    const grant = await ctx.database.forUpdate(trx.selectFrom('oauth_access_grants').selectAll().where('token_digest', '=', digest)).executeTakeFirst();
+    // The owner's state comes with the grant (one statement less; only the grant is locked).
+    const grant = await ctx.database
+      .forUpdate(
+        trx
+          .selectFrom('oauth_access_grants')
+          .leftJoin('users', 'users.id', 'oauth_access_grants.resource_owner_id')
+          .selectAll('oauth_access_grants')
+          .select('users.state as owner_state')
+          .where('oauth_access_grants.token_digest', '=', digest),
+        'oauth_access_grants',
+      )
+      .executeTakeFirst();
     if (!grant || grant.application_id !== app.id) return { ok: false };
     if (grant.revoked_at) {
       // Replay of a used code: whoever holds it may be an attacker, so what it issued is revoked.
@@ -39,12 +50,11 @@ export async function redeemAuthorizationCode(ctx: AppContext, app: ApplicationR
       // PKCE downgrade: a verifier for a code issued without a challenge (RFC 9700 §4.8.2).
       return { ok: false };
     }
-    const user = await trx.selectFrom('users').select(['id', 'state']).where('id', '=', grant.resource_owner_id).executeTakeFirst();
-    if (!user || user.state !== 'active') return { ok: false };
+    if (grant.owner_state !== 'active') return { ok: false };
     await trx.updateTable('oauth_access_grants').set({ revoked_at: nowIsoClock() }).where('id', '=', grant.id).execute();
     const tokens = await issueTokens(ctx, trx, {
       applicationId: app.id,
-      userId: user.id,
+      userId: grant.resource_owner_id,
       scopes: splitScopes(grant.scopes),
       grantId: grant.id,
       grantKind: 'code',
