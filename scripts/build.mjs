@@ -3,7 +3,7 @@
 // src/db/database.ts loads on demand, are left in node_modules. Node then loads one file instead
 // of resolving, reading and compiling some 400 modules one by one: on a 2-core AMD EPYC, start-up
 // to ready went from 0.89-1.20 s to 0.71-0.82 s with src/ bundled (docs/benchmarks.md, finding
-// 61), and from 0.94-1.12 s to 0.72-0.85 s on the bench data set with the packages bundled too
+// 61), and from 1.01-1.11 s to 0.71-0.88 s on the bench data set with the packages bundled too
 // (finding 92). Types are checked before, by `tsc -p tsconfig.build.json --noEmit` (npm run build).
 //   node scripts/build.mjs [outfile]
 import { build } from 'esbuild';
