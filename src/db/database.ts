@@ -21,11 +21,8 @@ export interface Database {
    * (callers lock the rows they read with `forUpdate`).
    */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
-  /**
-   * Adds FOR UPDATE on PostgreSQL (of the tables named, when a join reads rows that are not to be
-   * locked); SQLite's BEGIN IMMEDIATE already serialises writers.
-   */
-  forUpdate<QB extends { forUpdate(of?: never): QB }>(qb: QB, of?: string): QB;
+  /** Adds FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers. */
+  forUpdate<QB extends { forUpdate(): QB }>(qb: QB): QB;
   close(): Promise<void>;
   /**
    * Runs one read-only statement outside any transaction without the query builder: on SQLite
@@ -876,7 +873,7 @@ function postgresDatabase(
     checkpoint: () => undefined,
     ...rest,
     transaction: (fn) => db.transaction().execute(fn),
-    forUpdate: (qb, of) => (of === undefined ? qb.forUpdate() : qb.forUpdate(of as never)),
+    forUpdate: (qb) => qb.forUpdate(),
     close: async () => {
       await beforeClose();
       await db.destroy();

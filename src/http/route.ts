@@ -89,6 +89,10 @@ interface CtxState {
   land: ((made: null) => void) | null;
 }
 
+function freshState(): CtxState {
+  return { status: undefined, headers: null, keep: true, check: null, branches: [], land: null };
+}
+
 async function buildCtx(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions, state: CtxState): Promise<Ctx> {
   // Null bytes were refused for every route by app.ts (refuseNullBytes) before this point.
   const merged = mergeParams(req.query, req.body, req.params);
@@ -238,7 +242,7 @@ export function route(
     handler: async function apiRoute(req, reply) {
       const head = method === 'GET' && isHead(req.raw) ? headHandlers.get(fastify)?.get(path) : undefined;
       if (head) return answerHead(fastify.lw, req, reply, opts, head);
-      const state: CtxState = { status: undefined, headers: null, keep: true, check: null, branches: [], land: null };
+      const state = freshState();
       const app = fastify.lw;
       // A write gives way to the requests that came with it (reads are cheap; it is not): see
       // giveWay's callers in db/database.ts.
@@ -307,7 +311,7 @@ export function route(
 
 /** A HEAD request to a route with its own HEAD answer: never from the response store. */
 async function answerHead(app: AppContext, req: FastifyRequest, reply: FastifyReply, opts: RouteOptions, handler: Handler): Promise<unknown> {
-  const state: CtxState = { status: undefined, headers: null, keep: true, check: null, branches: [], land: null };
+  const state = freshState();
   const ctx = await buildCtx(app, req, reply, opts, state);
   return respond(reply, 'HEAD', state, null, await withEventChain(req, () => handler(ctx)));
 }

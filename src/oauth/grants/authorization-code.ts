@@ -9,7 +9,7 @@ import { invalidGrant, missingParam } from '../errors.js';
 import { verifierMatches } from '../pkce.js';
 import type { OAuthParams } from '../raw-params.js';
 import { splitScopes } from '../scopes.js';
-import { issueTokens, revokeGrantTokens, type IssuedTokens } from '../tokens.js';
+import { issueTokens, ownerState, revokeGrantTokens, type IssuedTokens } from '../tokens.js';
 
 type Outcome = { ok: true; tokens: IssuedTokens; nonce: string | null } | { ok: false };
 
@@ -21,17 +21,8 @@ export async function redeemAuthorizationCode(ctx: AppContext, app: ApplicationR
   const digest = tokenDigest(ctx.config.secret, code);
 
   const outcome = await ctx.database.transaction(async (trx): Promise<Outcome> => {
-    // The owner's state comes with the grant (one statement less; only the grant is locked).
     const grant = await ctx.database
-      .forUpdate(
-        trx
-          .selectFrom('oauth_access_grants')
-          .leftJoin('users', 'users.id', 'oauth_access_grants.resource_owner_id')
-          .selectAll('oauth_access_grants')
-          .select('users.state as owner_state')
-          .where('oauth_access_grants.token_digest', '=', digest),
-        'oauth_access_grants',
-      )
+      .forUpdate(trx.selectFrom('oauth_access_grants').selectAll().select(ownerState('oauth_access_grants')).where('token_digest', '=', digest))
       .executeTakeFirst();
     if (!grant || grant.application_id !== app.id) return { ok: false };
     if (grant.revoked_at) {

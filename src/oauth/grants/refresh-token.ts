@@ -8,7 +8,7 @@ import type { ApplicationRow } from '../client-auth.js';
 import { invalidGrant, invalidScope, missingParam } from '../errors.js';
 import type { OAuthParams } from '../raw-params.js';
 import { splitScopes } from '../scopes.js';
-import { issueTokens, revokeFamily, revokeToken, type IssuedTokens } from '../tokens.js';
+import { issueTokens, ownerState, revokeFamily, revokeToken, type IssuedTokens } from '../tokens.js';
 
 type Outcome = { ok: true; tokens: IssuedTokens } | { ok: false; error: 'grant' | 'scope' };
 
@@ -19,17 +19,8 @@ export async function refreshTokens(ctx: AppContext, app: ApplicationRow, params
   const digest = tokenDigest(ctx.config.secret, presented);
 
   const outcome = await ctx.database.transaction(async (trx): Promise<Outcome> => {
-    // The owner's state comes with the token (one statement less; only the token is locked).
     const row = await ctx.database
-      .forUpdate(
-        trx
-          .selectFrom('oauth_access_tokens')
-          .leftJoin('users', 'users.id', 'oauth_access_tokens.resource_owner_id')
-          .selectAll('oauth_access_tokens')
-          .select('users.state as owner_state')
-          .where('oauth_access_tokens.refresh_token_digest', '=', digest),
-        'oauth_access_tokens',
-      )
+      .forUpdate(trx.selectFrom('oauth_access_tokens').selectAll().select(ownerState('oauth_access_tokens')).where('refresh_token_digest', '=', digest))
       .executeTakeFirst();
     if (!row || row.application_id !== app.id) return { ok: false, error: 'grant' };
     const familyId = row.family_id ?? row.id;
