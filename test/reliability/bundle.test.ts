@@ -2,7 +2,7 @@
 // one module. This starts that build as a process and uses it as a client would (API, HEAD, a
 // multipart upload, git over HTTP, a page, the response store's worker thread), so that a package
 // which does not survive bundling fails here rather than on a user's machine.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,10 @@ const auth = { 'PRIVATE-TOKEN': ROOT_TOKEN };
 
 beforeAll(async () => {
   // Inside the repository, so that the packages left out of the bundle are found in node_modules.
-  buildDir = mkdtempSync(join(REPO_ROOT, 'node_modules', '.cache', 'labwright-bundle-test-'));
+  // node_modules/.cache is not there after a fresh `npm ci`.
+  const cache = join(REPO_ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  buildDir = mkdtempSync(join(cache, 'labwright-bundle-test-'));
   const { bundle } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as { bundle: (outfile: string) => Promise<void> };
   const main = join(buildDir, 'main.js');
   await bundle(main.slice(REPO_ROOT.length + 1));
