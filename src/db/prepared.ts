@@ -74,7 +74,8 @@ export function prepared<A extends Arg[], R>(build: (db: Kysely<DB>, ...args: A)
   }
   const run = async (db: Kysely<DB>, ...args: A): Promise<R[]> => {
     const q = bind(db, args);
-    const direct = q.query.kind === 'SelectQueryNode' ? readDirect(db, q.sql, q.parameters as unknown[]) : undefined;
+    // A SELECT with a WITH may hold a data-modifying statement: never a read.
+    const direct = q.query.kind === 'SelectQueryNode' && !(q.query as { with?: unknown }).with ? readDirect(db, q.sql, q.parameters as unknown[]) : undefined;
     if (direct) return direct as R[];
     return (await db.executeQuery(q)).rows;
   };

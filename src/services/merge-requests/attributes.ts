@@ -3,6 +3,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { nowIso } from '../../db/database.js';
+import { prepared } from '../../db/prepared.js';
 import { notFound } from '../../http/errors.js';
 import { ancestorIds } from '../access.js';
 import type { LabelRow, MilestoneRow, ProjectInfo } from './rows.js';
@@ -40,14 +41,8 @@ export async function resolveLabels(db: Db, info: ProjectInfo, titles: string[],
   // In chunks: a statement takes a bounded number of parameters.
   const existing: LabelRow[] = [];
   for (let i = 0; i < titles.length; i += CHUNK) {
-    existing.push(
-      ...(await db
-        .selectFrom('labels')
-        .selectAll()
-        .where('title', 'in', titles.slice(i, i + CHUNK))
-        .where((eb) => eb.or([eb('project_id', '=', info.project.id), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
-        .execute()),
-    );
+    const chunk = titles.slice(i, i + CHUNK);
+    existing.push(...(groups.length ? await labelsInScope(db, chunk, info.project.id, groups) : await projectLabelsTitled(db, chunk, info.project.id)));
   }
   existing.sort((a, b) => a.id - b.id);
   const byTitle = new Map<string, LabelRow>();
@@ -76,8 +71,23 @@ export async function resolveLabels(db: Db, info: ProjectInfo, titles: string[],
 export async function setLabels(db: Db, mrId: number, labelIds: number[], created = false): Promise<void> {
   if (!created) await db.deleteFrom('merge_request_labels').where('merge_request_id', '=', mrId).execute();
   const unique = [...new Set(labelIds)];
-  if (unique.length) await db.insertInto('merge_request_labels').values(unique.map((label_id) => ({ merge_request_id: mrId, label_id }))).execute();
+  if (unique.length) await insertLabelLinks(db, mrId, unique);
 }
+
+// Compiled once per length of their lists (db/prepared.ts): merge request creation runs them.
+const projectLabelsTitled = prepared((db, titles: readonly string[], projectId: number) =>
+  db.selectFrom('labels').selectAll().where('title', 'in', titles).where('project_id', '=', projectId),
+);
+const labelsInScope = prepared((db, titles: readonly string[], projectId: number, groupIds: readonly number[]) =>
+  db
+    .selectFrom('labels')
+    .selectAll()
+    .where('title', 'in', titles)
+    .where((eb) => eb.or([eb('project_id', '=', projectId), eb('group_id', 'in', groupIds)])),
+);
+const insertLabelLinks = prepared((db, mrId: number, labelIds: readonly number[]) =>
+  db.insertInto('merge_request_labels').values(labelIds.map((label_id) => ({ merge_request_id: mrId, label_id }))),
+);
 
 export async function currentLabelIds(db: Db, mrId: number): Promise<number[]> {
   const rows = await db.selectFrom('merge_request_labels').select('label_id').where('merge_request_id', '=', mrId).execute();

@@ -5,9 +5,10 @@
 import { emitEvent, eventsWanted, type MrAssociations } from '../events.js';
 import { recordLabelChanges, recordMilestoneChange, recordStateChange } from '../resource-events.js';
 import { insertEvents } from '../event-rows.js';
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import { type Compilable, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
+import { prepared, type Prepared } from '../../db/prepared.js';
 import type { DB } from '../../db/types.js';
 import type { UserRow } from '../../db/repositories/users.js';
 import { conflict, notFound, unprocessable, validationError } from '../../http/errors.js';
@@ -153,11 +154,51 @@ function openDuplicates(selectFrom: any, values: Values) {
  */
 async function insertUnlessDuplicate(trx: Transaction<DB>, values: Values): Promise<MrRow | undefined> {
   const columns = valueColumns(values);
-  const row = trx
-    .selectNoFrom((eb) => columns.map((c) => castValue(eb, values[c]).as(c)))
-    .where(({ not, exists, selectFrom }) => not(exists(openDuplicates(selectFrom, values))));
-  return trx.insertInto('merge_requests').columns(columns as never).expression(row as never).returningAll().executeTakeFirst();
+  const args: Array<string | number> = [];
+  let key = '';
+  for (const c of columns) {
+    const v = values[c] as string | number;
+    args.push(v);
+    key += `${c}:${typeof v === 'number' ? 'i' : 't'},`;
+  }
+  args.push(values.project_id as number, values.source_project_id as number, values.source_branch as string, values.target_branch as string);
+  let insert = insertShapes.get(key);
+  if (!insert) {
+    insert = insertShape(columns, columns.map((c) => (typeof values[c] === 'number' ? 'integer' : 'text')));
+    if (insertShapes.size < MAX_INSERT_SHAPES) insertShapes.set(key, insert);
+  }
+  return (await insert(trx, ...args))[0];
 }
+
+/**
+ * The insert of insertUnlessDuplicate, built and compiled once per set of columns and their types
+ * (db/prepared.ts): building and compiling it with the query builder cost about as much of the
+ * server's thread as running it (issue 7). Its arguments: the columns' values in order, then the
+ * project, source project and branches of the duplicate check.
+ */
+function insertShape(columns: string[], types: Array<'integer' | 'text'>): Prepared<Array<string | number>, MrRow> {
+  return prepared((db, ...args: Array<string | number>) => {
+    const n = columns.length;
+    const dup = { project_id: args[n], source_project_id: args[n + 1], source_branch: args[n + 2], target_branch: args[n + 3] };
+    const row = db
+      .selectNoFrom((eb) => columns.map((c, i) => eb.cast(eb.val(args[i]), types[i]).as(c)))
+      .where(({ not, exists, selectFrom }) => not(exists(openDuplicates(selectFrom, dup))));
+    return db.insertInto('merge_requests').columns(columns as never).expression(row as never).returningAll() as unknown as Compilable<MrRow>;
+  });
+}
+
+const insertShapes = new Map<string, Prepared<Array<string | number>, MrRow>>();
+/** Optional columns make a few dozen shapes at most; past this bound, shapes are built anew each time. */
+const MAX_INSERT_SHAPES = 256;
+
+/** Counts the project's merge requests on: the new one's iid (the row stays locked until the commit on PostgreSQL). */
+const nextMrIid = prepared((db, projectId: number) =>
+  db
+    .updateTable('projects')
+    .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
+    .where('id', '=', projectId)
+    .returning('mr_iid_counter'),
+);
 
 /**
  * PostgreSQL: the whole creation in one statement outside any transaction: the project's counter
@@ -173,53 +214,97 @@ async function insertUnlessDuplicate(trx: Transaction<DB>, values: Values): Prom
  */
 async function insertInOneStatement(app: AppContext, values: Values, links: { labels: number[]; assignees: number[]; reviewers: number[] }): Promise<MrRow | undefined> {
   const columns = valueColumns(values);
-  const ints = (ids: number[]) => sql<number>`unnest(${ids}::integer[])`;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  let q: any = (app.db as unknown as Kysely<any>)
-    .with('counter', (db) =>
-      db
-        .updateTable('projects')
-        .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
-        .where('id', '=', values.project_id)
-        .where(({ not, exists, selectFrom }) => not(exists(openDuplicates(selectFrom, values))))
-        .returning('mr_iid_counter'),
-    )
-    .with('created', (db) =>
-      db
-        .insertInto('merge_requests')
-        .columns(['iid', ...columns])
-        .expression(db.selectFrom('counter').select((eb) => [eb.ref('counter.mr_iid_counter').as('iid'), ...columns.map((c) => castValue(eb, values[c]).as(c))]))
-        .returningAll(),
-    );
   const labels = [...new Set(links.labels)];
-  if (labels.length) {
-    q = q.with('labelled', (db: Kysely<any>) => db.insertInto('merge_request_labels').columns(['merge_request_id', 'label_id']).expression(db.selectFrom('created').select(['created.id', ints(labels).as('label_id')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const milestoneId = typeof values.milestone_id === 'number' ? values.milestone_id : null;
+  const args: Array<string | number> = [];
+  let key = '';
+  for (const c of columns) {
+    const v = values[c] as string | number;
+    args.push(v);
+    key += `${c}:${typeof v === 'number' ? 'i' : 't'},`;
   }
-  // The resource events of the labels and the milestone it starts with, in the same statement.
-  const eventColumns = ['kind', 'resource_type', 'resource_id', 'user_id', 'action', 'label_id', 'milestone_id', 'state', 'created_at'];
-  const lit = (v: string) => sql<string>`${v}::text`;
-  const by = sql<number>`${values.author_id}::integer`;
-  const at = sql<string>`${values.created_at}::text`;
-  if (labels.length) {
-    q = q.with('label_events', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('label').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), ints(labels).as('label_id'), sql`null::integer`.as('milestone_id'), sql`null::text`.as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const shape: OneStatementShape = { labels: labels.length > 0, milestone: milestoneId !== null, assignees: links.assignees.length > 0, reviewers: links.reviewers.length > 0 };
+  key += `${+shape.labels}${+shape.milestone}${+shape.assignees}${+shape.reviewers}`;
+  // PostgreSQL array literals as text parameters: one shape for lists of every length.
+  const list = (ids: number[]) => `{${ids.join(',')}}`;
+  args.push(
+    values.project_id as number, values.source_project_id as number, values.source_branch as string, values.target_branch as string,
+    values.author_id as number, values.created_at as string,
+    list(labels), milestoneId ?? 0, list(links.assignees), Math.max(links.assignees.length - 1, 0), list(links.reviewers),
+  );
+  let insert = oneStatementShapes.get(key);
+  if (!insert) {
+    insert = oneStatementShape(columns, columns.map((c) => (typeof values[c] === 'number' ? 'integer' : 'text')), shape);
+    if (oneStatementShapes.size < MAX_INSERT_SHAPES) oneStatementShapes.set(key, insert);
   }
-  // Its contribution event (services/activity.ts records the others after the fact).
-  q = q.with('created_event', (db: Kysely<any>) => db.insertInto('events').columns(['project_id', 'author_id', 'action', 'target_type', 'target_id', 'created_at']).expression(db.selectFrom('created').select(['created.project_id', by.as('author_id'), lit('created').as('action'), lit('MergeRequest').as('target_type'), 'created.id', at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (typeof values.milestone_id === 'number') {
-    const milestone = sql<number>`${values.milestone_id}::integer`;
-    q = q.with('milestone_event', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('milestone').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), sql`null::integer`.as('label_id'), milestone.as('milestone_id'), lit('opened').as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
-  }
-  if (links.assignees.length) {
-    // Two set-returning functions of one length in a SELECT list run side by side: each user with its position.
-    const positions = sql<number>`generate_series(0, ${links.assignees.length - 1}::integer)`;
-    q = q.with('assigned', (db: Kysely<any>) => db.insertInto('merge_request_assignees').columns(['merge_request_id', 'user_id', 'position']).expression(db.selectFrom('created').select(['created.id', ints(links.assignees).as('user_id'), positions.as('position')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
-  }
-  if (links.reviewers.length) {
-    const state = sql<string>`'unreviewed'`;
-    const at = sql<string>`${values.created_at}::text`;
-    q = q.with('reviewing', (db: Kysely<any>) => db.insertInto('merge_request_reviewers').columns(['merge_request_id', 'user_id', 'state', 'created_at']).expression(db.selectFrom('created').select(['created.id', ints(links.reviewers).as('user_id'), state.as('state'), at.as('created_at')]))); // eslint-disable-line @typescript-eslint/no-explicit-any
-  }
-  return (await q.selectFrom('created').selectAll().executeTakeFirst()) as MrRow | undefined;
+  return (await insert(app.db, ...args))[0];
+}
+
+interface OneStatementShape {
+  labels: boolean;
+  milestone: boolean;
+  assignees: boolean;
+  reviewers: boolean;
+}
+
+const oneStatementShapes = new Map<string, Prepared<Array<string | number>, MrRow>>();
+
+/**
+ * insertInOneStatement's statement, built and compiled once per set of columns, their types and
+ * the links it makes (db/prepared.ts). Its arguments: the columns' values in order; the project,
+ * source project and branches of the duplicate check; the author and the time; the labels (an
+ * array literal), the milestone (0: none), the assignees (an array literal) and the last of their
+ * positions, the reviewers (an array literal).
+ */
+function oneStatementShape(columns: string[], types: Array<'integer' | 'text'>, shape: OneStatementShape): Prepared<Array<string | number>, MrRow> {
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  return prepared((kysely, ...args: Array<string | number>) => {
+    const n = columns.length;
+    const [projectId, sourceProjectId, sourceBranch, targetBranch, authorId, createdAt, labels, milestoneId, assignees, lastPosition, reviewers] = args.slice(n);
+    const dup = { project_id: projectId, source_project_id: sourceProjectId, source_branch: sourceBranch, target_branch: targetBranch };
+    const ints = (literal: string | number) => sql<number>`unnest(${literal}::integer[])`;
+    const lit = (v: string) => sql<string>`${v}::text`;
+    const by = sql<number>`${authorId}::integer`;
+    const at = sql<string>`${createdAt}::text`;
+    let q: any = (kysely as unknown as Kysely<any>)
+      .with('counter', (db) =>
+        db
+          .updateTable('projects')
+          .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
+          .where('id', '=', projectId)
+          .where(({ not, exists, selectFrom }) => not(exists(openDuplicates(selectFrom, dup))))
+          .returning('mr_iid_counter'),
+      )
+      .with('created', (db) =>
+        db
+          .insertInto('merge_requests')
+          .columns(['iid', ...columns])
+          .expression(db.selectFrom('counter').select((eb) => [eb.ref('counter.mr_iid_counter').as('iid'), ...columns.map((c, i) => eb.cast(eb.val(args[i]), types[i]).as(c))]))
+          .returningAll(),
+      );
+    // The resource events of the labels and the milestone it starts with, in the same statement.
+    const eventColumns = ['kind', 'resource_type', 'resource_id', 'user_id', 'action', 'label_id', 'milestone_id', 'state', 'created_at'];
+    if (shape.labels) {
+      q = q.with('labelled', (db: Kysely<any>) => db.insertInto('merge_request_labels').columns(['merge_request_id', 'label_id']).expression(db.selectFrom('created').select(['created.id', ints(labels).as('label_id')])));
+      q = q.with('label_events', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('label').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), ints(labels).as('label_id'), sql`null::integer`.as('milestone_id'), sql`null::text`.as('state'), at.as('created_at')])));
+    }
+    // Its contribution event (services/activity.ts records the others after the fact).
+    q = q.with('created_event', (db: Kysely<any>) => db.insertInto('events').columns(['project_id', 'author_id', 'action', 'target_type', 'target_id', 'created_at']).expression(db.selectFrom('created').select(['created.project_id', by.as('author_id'), lit('created').as('action'), lit('MergeRequest').as('target_type'), 'created.id', at.as('created_at')])));
+    if (shape.milestone) {
+      const milestone = sql<number>`${milestoneId}::integer`;
+      q = q.with('milestone_event', (db: Kysely<any>) => db.insertInto('resource_events').columns(eventColumns).expression(db.selectFrom('created').select([lit('milestone').as('kind'), lit('MergeRequest').as('resource_type'), 'created.id', by.as('user_id'), lit('add').as('action'), sql`null::integer`.as('label_id'), milestone.as('milestone_id'), lit('opened').as('state'), at.as('created_at')])));
+    }
+    if (shape.assignees) {
+      // Two set-returning functions of one length in a SELECT list run side by side: each user with its position.
+      const positions = sql<number>`generate_series(0, ${lastPosition}::integer)`;
+      q = q.with('assigned', (db: Kysely<any>) => db.insertInto('merge_request_assignees').columns(['merge_request_id', 'user_id', 'position']).expression(db.selectFrom('created').select(['created.id', ints(assignees).as('user_id'), positions.as('position')])));
+    }
+    if (shape.reviewers) {
+      q = q.with('reviewing', (db: Kysely<any>) => db.insertInto('merge_request_reviewers').columns(['merge_request_id', 'user_id', 'state', 'created_at']).expression(db.selectFrom('created').select(['created.id', ints(reviewers).as('user_id'), sql<string>`'unreviewed'`.as('state'), at.as('created_at')])));
+    }
+    return q.selectFrom('created').selectAll() as Compilable<MrRow>;
+  });
+  /* eslint-enable @typescript-eslint/no-explicit-any */
 }
 
 async function resolveMilestone(db: Kysely<DB>, info: ProjectInfo, attrs: MrAttributes): Promise<number | null | undefined> {
@@ -314,12 +399,7 @@ async function insertMergeRequest(app: AppContext, info: ProjectInfo, author: Us
       // Incrementing the counter first locks the project row (PostgreSQL; SQLite's transaction
       // holds the write lock from its start), so the duplicate check in the insert sees every
       // creation before this one; a rollback gives the iid back.
-      const counter = await trx
-        .updateTable('projects')
-        .set((eb) => ({ mr_iid_counter: eb('mr_iid_counter', '+', 1) }))
-        .where('id', '=', project.id)
-        .returning('mr_iid_counter')
-        .executeTakeFirst();
+      const [counter] = await nextMrIid(trx, project.id);
       if (!counter) throw notFound('Project');
       const row = await insertUnlessDuplicate(trx, { iid: counter.mr_iid_counter, ...values(await resolveMilestone(trx, info, input)) });
       if (!row) return refuseDuplicate(trx, branches);

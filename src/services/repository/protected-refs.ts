@@ -3,6 +3,7 @@
 // writer of refs asks here: git pushes (through the pre-receive hook, src/git/pre-receive-hook.ts),
 // the files, commits, branches and tags APIs, merges and rebases.
 import { ProjectCache } from '../project-cache.js';
+import { prepared } from '../../db/prepared.js';
 import type { AppContext } from '../../context.js';
 import type { ProtectedRefAccessLevelsTable } from '../../db/tables/protected-refs.js';
 import type { UserRow } from '../../db/repositories/users.js';
@@ -233,20 +234,18 @@ export function compileRule(row: { id: number; kind: RefKind; name: string; allo
 }
 
 /** The rules of a project, oldest first, with their access levels (two queries). */
+// Compiled once (db/prepared.ts): every push and merge request creation reads them.
+const protectedRefsOf = prepared((db, projectId: number) =>
+  db.selectFrom('protected_refs').select(['id', 'kind', 'name', 'allow_force_push', 'code_owner_approval_required']).where('project_id', '=', projectId).orderBy('id'),
+);
+const accessLevelsOf = prepared((db, refIds: readonly number[]) =>
+  db.selectFrom('protected_ref_access_levels').select(['id', 'protected_ref_id', 'action', 'access_level']).where('protected_ref_id', 'in', refIds).orderBy('id'),
+);
+
 export async function loadProtectedRefRules(app: AppContext, projectId: number): Promise<ProtectedRefRule[]> {
-  const rows = await app.db
-    .selectFrom('protected_refs')
-    .select(['id', 'kind', 'name', 'allow_force_push', 'code_owner_approval_required'])
-    .where('project_id', '=', projectId)
-    .orderBy('id')
-    .execute();
+  const rows = await protectedRefsOf(app.db, projectId);
   if (rows.length === 0) return [];
-  const levels = await app.db
-    .selectFrom('protected_ref_access_levels')
-    .select(['id', 'protected_ref_id', 'action', 'access_level'])
-    .where('protected_ref_id', 'in', rows.map((r) => r.id))
-    .orderBy('id')
-    .execute();
+  const levels = await accessLevelsOf(app.db, rows.map((r) => r.id));
   const byRef = new Map<number, AccessLevelRow[]>();
   for (const l of levels) {
     let list = byRef.get(l.protected_ref_id);

@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { WebHooksTable } from '../../db/tables/web-hooks.js';
 import { ProjectCache } from '../project-cache.js';
+import { prepared } from '../../db/prepared.js';
 import { tokenDigest } from '../secrets.js';
 import { decryptValue } from './crypto.js';
 
@@ -162,8 +163,10 @@ export function backoffMs(previousFailures: number): number {
 }
 
 /** A project's hooks, read on every push and merge request write (kept as ProjectCache says). */
+const hooksOf = prepared((db, projectId: number) => db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).orderBy('id'));
+
 const hooksCache = new ProjectCache(function loadHooks(app: AppContext, projectId: number): Promise<HookRow[]> {
-  return app.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+  return hooksOf(app.db, projectId);
 });
 
 export function projectHooks(app: AppContext, projectId: number): Promise<HookRow[]> {
