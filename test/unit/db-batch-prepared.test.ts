@@ -51,6 +51,22 @@ describe('prepared', () => {
     expect(await labelByTitle(database.db, 7, 'renamed')).toEqual([]);
   });
 
+  it('runs a statement that writes every time, a WITH that inserts included (PostgreSQL), never from the read cache', async () => {
+    const now = new Date().toISOString();
+    const values = (title: string) => ({ project_id: 9, title, title_lower: title, color: '#00ff00', description: null, priority: null, created_at: now, updated_at: now });
+    const insert =
+      database.dialect === 'postgres'
+        ? prepared((db, title: string) => db.with('made', (d) => d.insertInto('labels').values(values(title) as never).returning(['id', 'title'])).selectFrom('made').selectAll())
+        : prepared((db, title: string) => db.insertInto('labels').values(values(title) as never).returning(['id', 'title']));
+    const first = await insert(database.db, 'twice');
+    const second = await insert(database.db, 'twice');
+    expect(first).toHaveLength(1);
+    expect(second).toHaveLength(1);
+    expect((second[0] as { id: number }).id).not.toBe((first[0] as { id: number }).id);
+    const rows = await database.db.selectFrom('labels').select('id').where('project_id', '=', 9).where('title', '=', 'twice').execute();
+    expect(rows).toHaveLength(2);
+  });
+
   it('binds list arguments element by element, one template per list length', async () => {
     const byTitles = prepared((db, projectId: number, titles: readonly string[]) =>
       db.selectFrom('labels').select('title').where('project_id', '=', projectId).where('title', 'in', titles).orderBy('title'),
