@@ -1,5 +1,5 @@
 // Builds the server that `npm start` runs: src/ and the packages it uses bundled into one ES
-// module (dist/main.js); only native addons (better-sqlite3, @node-rs/argon2) and pg, which
+// module (dist/labwright.mjs, imported by dist/main.js: see below); only native addons (better-sqlite3, @node-rs/argon2) and pg, which
 // src/db/database.ts loads on demand, are left in node_modules. Node then loads one file instead
 // of resolving, reading and compiling some 400 modules one by one: on a 2-core AMD EPYC, start-up
 // to ready went from 0.89-1.20 s to 0.71-0.82 s with src/ bundled (docs/benchmarks.md, finding

@@ -5,7 +5,7 @@
 import { emitEvent, eventsWanted, type MrAssociations } from '../events.js';
 import { recordLabelChanges, recordMilestoneChange, recordStateChange } from '../resource-events.js';
 import { insertEvents } from '../event-rows.js';
-import { type Compilable, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import { type Compilable, type Kysely, sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/database.js';
 import { prepared, type Prepared } from '../../db/prepared.js';
@@ -125,13 +125,9 @@ async function refuseDuplicate(db: Kysely<DB>, mr: Branches, exceptId?: number):
 
 type Values = Record<string, string | number | null>;
 
-/** A SELECT list of `values` (nulls left out: every nullable column defaults to NULL), each cast to its column's type (PostgreSQL would type a SELECT list's parameters as text). */
+/** The columns of `values` the insert names (nulls left out: every nullable column defaults to NULL); the insert casts each to its column's type (PostgreSQL would type a SELECT list's parameters as text). */
 function valueColumns(values: Values): string[] {
   return Object.keys(values).filter((c) => values[c] !== null && values[c] !== undefined);
-}
-
-function castValue(eb: ExpressionBuilder<any, any>, v: string | number | null) { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return eb.cast(eb.val(v), typeof v === 'number' ? 'integer' : 'text');
 }
 
 /** The open merge requests of the same project and branches as `values`, as a subquery. */

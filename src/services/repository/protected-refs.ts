@@ -233,7 +233,6 @@ export function compileRule(row: { id: number; kind: RefKind; name: string; allo
   };
 }
 
-/** The rules of a project, oldest first, with their access levels (two queries). */
 // Compiled once (db/prepared.ts): every push and merge request creation reads them.
 const protectedRefsOf = prepared((db, projectId: number) =>
   db.selectFrom('protected_refs').select(['id', 'kind', 'name', 'allow_force_push', 'code_owner_approval_required']).where('project_id', '=', projectId).orderBy('id'),
@@ -242,6 +241,7 @@ const accessLevelsOf = prepared((db, refIds: readonly number[]) =>
   db.selectFrom('protected_ref_access_levels').select(['id', 'protected_ref_id', 'action', 'access_level']).where('protected_ref_id', 'in', refIds).orderBy('id'),
 );
 
+/** The rules of a project, oldest first, with their access levels (two queries). */
 export async function loadProtectedRefRules(app: AppContext, projectId: number): Promise<ProtectedRefRule[]> {
   const rows = await protectedRefsOf(app.db, projectId);
   if (rows.length === 0) return [];
