@@ -125,9 +125,46 @@ async function refuseDuplicate(db: Kysely<DB>, mr: Branches, exceptId?: number):
 
 type Values = Record<string, string | number | null>;
 
-/** The columns of `values` the insert names (nulls left out: every nullable column defaults to NULL); the insert casts each to its column's type (PostgreSQL would type a SELECT list's parameters as text). */
-function valueColumns(values: Values): string[] {
-  return Object.keys(values).filter((c) => values[c] !== null && values[c] !== undefined);
+type ColumnType = 'integer' | 'text';
+
+interface InsertColumns {
+  /** The columns the insert names (nulls left out: every nullable column defaults to NULL). */
+  columns: string[];
+  /** Each column's cast (PostgreSQL would type a SELECT list's parameters as text). */
+  types: ColumnType[];
+  /** Their values, the first arguments of the prepared insert. */
+  args: Array<string | number>;
+  /** The columns and types: what makes one prepared shape differ from another. */
+  key: string;
+}
+
+function insertColumns(values: Values): InsertColumns {
+  const out: InsertColumns = { columns: [], types: [], args: [], key: '' };
+  for (const c of Object.keys(values)) {
+    const v = values[c];
+    if (v === null || v === undefined) continue;
+    const type: ColumnType = typeof v === 'number' ? 'integer' : 'text';
+    out.columns.push(c);
+    out.types.push(type);
+    out.args.push(v);
+    out.key += `${c}:${type},`;
+  }
+  return out;
+}
+
+type InsertStatement = Prepared<Array<string | number>, MrRow>;
+
+/** Optional columns make a few dozen shapes at most; past this bound, shapes are built anew each time. */
+const MAX_INSERT_SHAPES = 256;
+
+/** The prepared insert of `key` from `shapes`, built by `build` the first time. */
+function shapeFor(shapes: Map<string, InsertStatement>, key: string, build: () => InsertStatement): InsertStatement {
+  let insert = shapes.get(key);
+  if (!insert) {
+    insert = build();
+    if (shapes.size < MAX_INSERT_SHAPES) shapes.set(key, insert);
+  }
+  return insert;
 }
 
 /** The open merge requests of the same project and branches as `values`, as a subquery. */
@@ -149,21 +186,9 @@ function openDuplicates(selectFrom: any, values: Values) {
  * creation that held it before. Undefined when a duplicate is open.
  */
 async function insertUnlessDuplicate(trx: Transaction<DB>, values: Values): Promise<MrRow | undefined> {
-  const columns = valueColumns(values);
-  const args: Array<string | number> = [];
-  let key = '';
-  for (const c of columns) {
-    const v = values[c] as string | number;
-    args.push(v);
-    key += `${c}:${typeof v === 'number' ? 'i' : 't'},`;
-  }
+  const { columns, types, args, key } = insertColumns(values);
   args.push(values.project_id as number, values.source_project_id as number, values.source_branch as string, values.target_branch as string);
-  let insert = insertShapes.get(key);
-  if (!insert) {
-    insert = insertShape(columns, columns.map((c) => (typeof values[c] === 'number' ? 'integer' : 'text')));
-    if (insertShapes.size < MAX_INSERT_SHAPES) insertShapes.set(key, insert);
-  }
-  return (await insert(trx, ...args))[0];
+  return (await shapeFor(insertShapes, key, () => insertShape(columns, types))(trx, ...args))[0];
 }
 
 /**
@@ -172,7 +197,7 @@ async function insertUnlessDuplicate(trx: Transaction<DB>, values: Values): Prom
  * server's thread as running it (issue 7). Its arguments: the columns' values in order, then the
  * project, source project and branches of the duplicate check.
  */
-function insertShape(columns: string[], types: Array<'integer' | 'text'>): Prepared<Array<string | number>, MrRow> {
+function insertShape(columns: string[], types: ColumnType[]): InsertStatement {
   return prepared((db, ...args: Array<string | number>) => {
     const n = columns.length;
     const dup = { project_id: args[n], source_project_id: args[n + 1], source_branch: args[n + 2], target_branch: args[n + 3] };
@@ -183,9 +208,7 @@ function insertShape(columns: string[], types: Array<'integer' | 'text'>): Prepa
   });
 }
 
-const insertShapes = new Map<string, Prepared<Array<string | number>, MrRow>>();
-/** Optional columns make a few dozen shapes at most; past this bound, shapes are built anew each time. */
-const MAX_INSERT_SHAPES = 256;
+const insertShapes = new Map<string, InsertStatement>();
 
 /** Counts the project's merge requests on: the new one's iid (the row stays locked until the commit on PostgreSQL). */
 const nextMrIid = prepared((db, projectId: number) =>
@@ -209,18 +232,11 @@ const nextMrIid = prepared((db, projectId: number) =>
  * the lock: under contention `created_at` and iid order can differ by the wait, milliseconds.)
  */
 async function insertInOneStatement(app: AppContext, values: Values, links: { labels: number[]; assignees: number[]; reviewers: number[] }): Promise<MrRow | undefined> {
-  const columns = valueColumns(values);
+  const { columns, types, args, key: columnsKey } = insertColumns(values);
   const labels = [...new Set(links.labels)];
   const milestoneId = typeof values.milestone_id === 'number' ? values.milestone_id : null;
-  const args: Array<string | number> = [];
-  let key = '';
-  for (const c of columns) {
-    const v = values[c] as string | number;
-    args.push(v);
-    key += `${c}:${typeof v === 'number' ? 'i' : 't'},`;
-  }
   const shape: OneStatementShape = { labels: labels.length > 0, milestone: milestoneId !== null, assignees: links.assignees.length > 0, reviewers: links.reviewers.length > 0 };
-  key += `${+shape.labels}${+shape.milestone}${+shape.assignees}${+shape.reviewers}`;
+  const key = `${columnsKey}${+shape.labels}${+shape.milestone}${+shape.assignees}${+shape.reviewers}`;
   // PostgreSQL array literals as text parameters: one shape for lists of every length.
   const list = (ids: number[]) => `{${ids.join(',')}}`;
   args.push(
@@ -228,12 +244,7 @@ async function insertInOneStatement(app: AppContext, values: Values, links: { la
     values.author_id as number, values.created_at as string,
     list(labels), milestoneId ?? 0, list(links.assignees), Math.max(links.assignees.length - 1, 0), list(links.reviewers),
   );
-  let insert = oneStatementShapes.get(key);
-  if (!insert) {
-    insert = oneStatementShape(columns, columns.map((c) => (typeof values[c] === 'number' ? 'integer' : 'text')), shape);
-    if (oneStatementShapes.size < MAX_INSERT_SHAPES) oneStatementShapes.set(key, insert);
-  }
-  return (await insert(app.db, ...args))[0];
+  return (await shapeFor(oneStatementShapes, key, () => oneStatementShape(columns, types, shape))(app.db, ...args))[0];
 }
 
 interface OneStatementShape {
@@ -243,7 +254,7 @@ interface OneStatementShape {
   reviewers: boolean;
 }
 
-const oneStatementShapes = new Map<string, Prepared<Array<string | number>, MrRow>>();
+const oneStatementShapes = new Map<string, InsertStatement>();
 
 /**
  * insertInOneStatement's statement, built and compiled once per set of columns, their types and
@@ -252,7 +263,7 @@ const oneStatementShapes = new Map<string, Prepared<Array<string | number>, MrRo
  * array literal), the milestone (0: none), the assignees (an array literal) and the last of their
  * positions, the reviewers (an array literal).
  */
-function oneStatementShape(columns: string[], types: Array<'integer' | 'text'>, shape: OneStatementShape): Prepared<Array<string | number>, MrRow> {
+function oneStatementShape(columns: string[], types: ColumnType[], shape: OneStatementShape): InsertStatement {
   /* eslint-disable @typescript-eslint/no-explicit-any */
   return prepared((kysely, ...args: Array<string | number>) => {
     const n = columns.length;
