@@ -3,7 +3,8 @@
 // rounds of three runs each:
 //   1. alone;
 //   2. alone, while a separate process at nice 10 keeps one core busy for BENCH_HOG_DUTY of the
-//      time (0.5 by default) and does nothing else: no writes, nothing of the server's;
+//      time (0.5 by default) and does nothing else: no writes, nothing of the server's (with
+//      BENCH_HOG_IDLE=1 in the SCHED_IDLE class instead, through `chrt -i 0`);
 //   3. with creations at 50/s added, as `npm run bench -- mixed-rate` runs them.
 // For each run it prints the reads' p50/p90/p99 and the CPU time of the server's threads (main,
 // the busiest other thread, which is the response refresher when it runs, and the rest: V8's
@@ -37,10 +38,12 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
-/** A process at nice 10 busy for `share` of every 10 ms, for `ms`. */
+/** A process at nice 10 (or SCHED_IDLE) busy for `share` of every 10 ms, for `ms`. */
 function hog(share: number, ms: number): Promise<void> {
   const code = `const end = Date.now() + ${ms}; (function tick() { const t = performance.now(); while (performance.now() - t < ${share * 10}); if (Date.now() < end) setTimeout(tick, ${(1 - share) * 10}); })();`;
-  const child = spawn('nice', ['-n', '10', process.execPath, '-e', code], { stdio: 'ignore' });
+  const child = process.env.BENCH_HOG_IDLE
+    ? spawn('chrt', ['-i', '0', process.execPath, '-e', code], { stdio: 'ignore' })
+    : spawn('nice', ['-n', '10', process.execPath, '-e', code], { stdio: 'ignore' });
   return new Promise((resolve) => child.on('exit', () => resolve()));
 }
 
@@ -82,7 +85,7 @@ try {
   const writeRatios: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const alone = await run('alone', false, false);
-    hogRatios.push((await run(`nice-10 hog ${duty}`, false, true)) / alone);
+    hogRatios.push((await run(`${process.env.BENCH_HOG_IDLE ? "idle" : "nice-10"} hog ${duty}`, false, true)) / alone);
     writeRatios.push((await run('with writes', true, false)) / alone);
   }
   const show = (xs: number[]) => `${xs.map((x) => x.toFixed(2)).join(' ')} (median ${median(xs).toFixed(2)})`;

@@ -1,5 +1,6 @@
 // CPU profile of the real server under one scenario's load:
 //   node --import tsx bench/profile.ts <scenario> [--db sqlite|postgres] [--seconds 10] [--top 40] [--large]
+// BENCH_PROF_INTERVAL sets the sampling interval in µs (V8's default 1000).
 // BENCH_COMPILED=1 profiles the bundle a previous `npm run bench` built (what `npm start` runs)
 // instead of the sources; KEEP=1 leaves the data directory (and the .cpuprofile, whose path is printed).
 // The main thread is profiled; the response refresher's thread is not.
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
       if (!name.startsWith('/') && name !== 'mixed-rate' && (!sc || sc.kind !== 'ratio')) throw new Error(`no ratio scenario named ${name}`);
       const dir = join(server.dataDir, `profile-${name}`);
       await stop(server.child);
-      server = await startLabwright(db, server, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.BENCH_COMPILED ? [COMPILED] : [])]);
+      server = await startLabwright(db, server, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.BENCH_PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.BENCH_PROF_INTERVAL}`] : []), ...(process.env.BENCH_COMPILED ? [COMPILED] : [])]);
       const env: ScenarioEnv = { url: server.url, token: server.token, seeded, db };
       const url = `${server.url}${sc && sc.kind === 'ratio' ? sc.path(env) : name}`;
       const headers = { 'PRIVATE-TOKEN': server.token };
