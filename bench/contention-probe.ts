@@ -85,7 +85,7 @@ try {
   const writeRatios: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const alone = await run('alone', false, false);
-    hogRatios.push((await run(`${process.env.BENCH_HOG_IDLE ? "idle" : "nice-10"} hog ${duty}`, false, true)) / alone);
+    hogRatios.push((await run(`${process.env.BENCH_HOG_IDLE ? 'idle' : 'nice-10'} hog ${duty}`, false, true)) / alone);
     writeRatios.push((await run('with writes', true, false)) / alone);
   }
   const show = (xs: number[]) => `${xs.map((x) => x.toFixed(2)).join(' ')} (median ${median(xs).toFixed(2)})`;
