@@ -204,7 +204,8 @@ export class Params {
     else if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) n = Number(v);
     else throw paramError(`${name} is invalid`);
     if (!Number.isSafeInteger(n)) throw paramError(`${name} is invalid`);
-    if ((opts?.min !== undefined && n < opts.min) || n > (opts?.max ?? MAX_DB_INT)) {
+    // Below the database's integer range too (PostgreSQL refuses such a value in a query: a 500).
+    if (n < (opts?.min ?? -MAX_DB_INT - 1) || n > (opts?.max ?? MAX_DB_INT)) {
       throw paramError(`${name} does not have a valid value`);
     }
     return n;

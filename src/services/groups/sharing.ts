@@ -7,6 +7,7 @@ import type { UserRow } from '../../db/repositories/users.js';
 import type { DB } from '../../db/types.js';
 import { apiError, conflict, notFound } from '../../http/errors.js';
 import { recordAudit } from '../audit.js';
+import { onUniqueViolation } from '../projects/unique.js';
 import type { GroupRow } from './lookup.js';
 import { effectiveSettings } from './settings.js';
 import { groupVisibleTo, lazyGrants } from './visibility.js';
@@ -28,40 +29,45 @@ export async function shareGroup(
   if (effectiveSettings(root?.settings).prevent_sharing_groups_outside_hierarchy && !withGroup.traversal.startsWith(`/${rootId}/`)) {
     throw notFound('Group');
   }
-  await app.database.transaction(async (trx) => {
-    const existing = await trx
-      .selectFrom('group_group_links')
-      .select('id')
-      .where('shared_group_id', '=', group.id)
-      .where('shared_with_group_id', '=', withGroup.id)
-      .executeTakeFirst();
-    if (existing) throw conflict('Group already shared with this group');
-    const now = nowIso();
-    await trx
-      .insertInto('group_group_links')
-      .values({
-        shared_group_id: group.id,
-        shared_with_group_id: withGroup.id,
-        group_access: access,
-        expires_at: expiresAt,
-        member_role_id: memberRoleId,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await recordAudit(trx, {
-      author: user,
-      entityType: 'Group',
-      entityId: group.id,
-      entityPath: group.full_path,
-      eventName: 'group_share_with_group_link_created',
-      targetType: 'Group',
-      targetId: withGroup.id,
-      targetDetails: withGroup.full_path,
-      details: { group_access: access, expires_at: expiresAt },
-      ipAddress: ip,
-    });
-  });
+  // Two shares with the same group at once: the second meets the unique index, and is the same conflict.
+  await onUniqueViolation(
+    () =>
+      app.database.transaction(async (trx) => {
+        const existing = await trx
+          .selectFrom('group_group_links')
+          .select('id')
+          .where('shared_group_id', '=', group.id)
+          .where('shared_with_group_id', '=', withGroup.id)
+          .executeTakeFirst();
+        if (existing) throw conflict('Group already shared with this group');
+        const now = nowIso();
+        await trx
+          .insertInto('group_group_links')
+          .values({
+            shared_group_id: group.id,
+            shared_with_group_id: withGroup.id,
+            group_access: access,
+            expires_at: expiresAt,
+            member_role_id: memberRoleId,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        await recordAudit(trx, {
+          author: user,
+          entityType: 'Group',
+          entityId: group.id,
+          entityPath: group.full_path,
+          eventName: 'group_share_with_group_link_created',
+          targetType: 'Group',
+          targetId: withGroup.id,
+          targetDetails: withGroup.full_path,
+          details: { group_access: access, expires_at: expiresAt },
+          ipAddress: ip,
+        });
+      }),
+    () => conflict('Group already shared with this group'),
+  );
 }
 
 export async function unshareGroup(app: AppContext, user: UserRow, group: GroupRow, withGroupId: number, ip: string | null): Promise<void> {

@@ -16,6 +16,7 @@ import { projectDeletionHooks } from './create.js';
 import type { FoundProject } from './lookup.js';
 import { todayUtc } from '../personal-access-tokens.js';
 import { sharedMemberGroups } from '../members.js';
+import { onUniqueViolation } from './unique.js';
 
 export interface ProjectGroupLink {
   id: number;
@@ -68,33 +69,38 @@ export async function shareProject(
   if (await outsideHierarchyRefused(app.db, found, group)) throw apiError(404, 'Not Found');
   // Only Owners may hand out Owner (GitLab's manage_owners rule).
   if (access === AccessLevel.OWNER && found.access < AccessLevel.OWNER) throw forbidden();
-  return app.database.transaction(async (trx) => {
-    const existing = await trx
-      .selectFrom('project_group_links')
-      .select('id')
-      .where('project_id', '=', found.project.id)
-      .where('group_id', '=', group.id)
-      .executeTakeFirst();
-    if (existing) throw conflict('Group already shared with this group');
-    const row = await trx
-      .insertInto('project_group_links')
-      .values({ project_id: found.project.id, group_id: group.id, group_access: access, expires_at: expiresAt, created_at: nowIso() })
-      .returning(['id', 'project_id', 'group_id', 'group_access', 'expires_at'])
-      .executeTakeFirstOrThrow();
-    await recordAudit(trx, {
-      author: user,
-      entityType: 'Project',
-      entityId: found.project.id,
-      entityPath: `${found.namespace.full_path}/${found.project.path}`,
-      eventName: 'project_group_link_created',
-      targetType: 'Group',
-      targetId: group.id,
-      targetDetails: group.full_path,
-      details: { group_access: access, expires_at: expiresAt },
-      ipAddress: ip,
-    });
-    return row;
-  });
+  // Two shares with the same group at once: the second meets the unique index, and is the same conflict.
+  return onUniqueViolation(
+    () =>
+      app.database.transaction(async (trx) => {
+        const existing = await trx
+          .selectFrom('project_group_links')
+          .select('id')
+          .where('project_id', '=', found.project.id)
+          .where('group_id', '=', group.id)
+          .executeTakeFirst();
+        if (existing) throw conflict('Group already shared with this group');
+        const row = await trx
+          .insertInto('project_group_links')
+          .values({ project_id: found.project.id, group_id: group.id, group_access: access, expires_at: expiresAt, created_at: nowIso() })
+          .returning(['id', 'project_id', 'group_id', 'group_access', 'expires_at'])
+          .executeTakeFirstOrThrow();
+        await recordAudit(trx, {
+          author: user,
+          entityType: 'Project',
+          entityId: found.project.id,
+          entityPath: `${found.namespace.full_path}/${found.project.path}`,
+          eventName: 'project_group_link_created',
+          targetType: 'Group',
+          targetId: group.id,
+          targetDetails: group.full_path,
+          details: { group_access: access, expires_at: expiresAt },
+          ipAddress: ip,
+        });
+        return row;
+      }),
+    () => conflict('Group already shared with this group'),
+  );
 }
 
 /** Removes the link; 404 `Group Link Not Found` when there is none. */

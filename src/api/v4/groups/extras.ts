@@ -7,6 +7,7 @@ import { route, type Ctx } from '../../../http/route.js';
 import { readAvatar } from '../../../services/groups/avatar.js';
 import { findGroup, loadGroupById } from '../../../services/groups/lookup.js';
 import { canReadGroup } from '../../../services/groups/visibility.js';
+import { isUniqueViolation } from '../../../services/projects/unique.js';
 
 // GET /groups/:id/avatar
 async function avatarRoute(c: Ctx) {
@@ -45,11 +46,19 @@ async function setAttribute(c: Ctx) {
   const key = String(c.params.raw.key ?? '');
   const value = c.params.string('value', { required: true })!;
   const now = nowIso();
-  await c.app.database.transaction(async (trx) => {
-    const existing = await trx.selectFrom('namespace_custom_attributes').select('id').where('namespace_id', '=', group.id).where('key', '=', key).executeTakeFirst();
-    if (existing) await trx.updateTable('namespace_custom_attributes').set({ value, updated_at: now }).where('id', '=', existing.id).execute();
-    else await trx.insertInto('namespace_custom_attributes').values({ namespace_id: group.id, key, value, created_at: now, updated_at: now }).execute();
-  });
+  const put = () =>
+    c.app.database.transaction(async (trx) => {
+      const existing = await trx.selectFrom('namespace_custom_attributes').select('id').where('namespace_id', '=', group.id).where('key', '=', key).executeTakeFirst();
+      if (existing) await trx.updateTable('namespace_custom_attributes').set({ value, updated_at: now }).where('id', '=', existing.id).execute();
+      else await trx.insertInto('namespace_custom_attributes').values({ namespace_id: group.id, key, value, created_at: now, updated_at: now }).execute();
+    });
+  try {
+    await put();
+  } catch (err) {
+    // Another PUT of the same key inserted it meanwhile (PostgreSQL): this one is then an update.
+    if (!isUniqueViolation(err)) throw err;
+    await put();
+  }
   return { key, value };
 }
 

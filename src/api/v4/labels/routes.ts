@@ -147,7 +147,15 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     if (c.params.has('priority')) set.priority = c.params.raw.priority === null || c.params.raw.priority === '' ? null : c.params.int('priority', { min: 0, max: 2_147_483_647 })!;
     const archived = c.params.bool('archived');
     if (archived !== undefined) set.archived = archived ? 1 : 0;
-    await c.app.db.updateTable('labels').set(set).where('id', '=', label.id).execute();
+    await c.app.database.transaction(async (trx) => {
+      // GitLab's label validation: a title is unique within its project or group.
+      if (set.title !== undefined && set.title !== label.title) {
+        const col = owner.kind === 'project' ? 'project_id' : 'group_id';
+        const dup = await trx.selectFrom('labels').select('id').where(col, '=', owner.id).where('title', '=', set.title).where('id', '!=', label.id).executeTakeFirst();
+        if (dup) throw validationError({ title: ['has already been taken'] });
+      }
+      await trx.updateTable('labels').set(set).where('id', '=', label.id).execute();
+    });
     return presentLabel(Object.assign({}, label, { ...set }));
   });
 

@@ -18,6 +18,7 @@ import { presentPipelineBasic, presentPipelineDetailed } from '../entities/pipel
 import { presentUserBasic } from '../entities/user.js';
 import { canReadMrs, canUpdate, mrFromPath, presentOne, subscriptionState, type MrProject } from './context.js';
 import { addAward, awardName, listAwards, removeAward, showAward } from './awards.js';
+import { onUniqueViolation } from '../../../services/projects/unique.js';
 
 async function presentApprovals(c: Ctx, mr: MrRow) {
   const rows = await c.app.db.selectFrom('merge_request_approvals').selectAll().where('merge_request_id', '=', mr.id).orderBy('id').execute();
@@ -193,13 +194,18 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     if (blocking.mr.id === p.mr.id) throw apiError(400, 'Blocking merge request cannot block itself');
     const cycle = await c.app.db.selectFrom('merge_request_blocks').select('id').where('blocking_merge_request_id', '=', p.mr.id).where('blocked_merge_request_id', '=', blocking.mr.id).executeTakeFirst();
     if (cycle) throw apiError(400, 'Blocking merge request cannot be blocked by the merge request it blocks');
-    const block = await c.app.database.transaction(async (trx) => {
-      const dup = await trx.selectFrom('merge_request_blocks').select('id').where('blocking_merge_request_id', '=', blocking.mr.id).where('blocked_merge_request_id', '=', p.mr.id).executeTakeFirst();
-      if (dup) throw conflict('Block already exists');
-      const row = { blocking_merge_request_id: blocking.mr.id, blocked_merge_request_id: p.mr.id, created_at: nowIso() };
-      const ins = await trx.insertInto('merge_request_blocks').values(row).returning('id').executeTakeFirstOrThrow();
-      return Object.assign({}, row, { id: ins.id });
-    });
+    // Two requests for the same block at once: the second meets the unique index, the same conflict.
+    const block = await onUniqueViolation(
+      () =>
+        c.app.database.transaction(async (trx) => {
+          const dup = await trx.selectFrom('merge_request_blocks').select('id').where('blocking_merge_request_id', '=', blocking.mr.id).where('blocked_merge_request_id', '=', p.mr.id).executeTakeFirst();
+          if (dup) throw conflict('Block already exists');
+          const row = { blocking_merge_request_id: blocking.mr.id, blocked_merge_request_id: p.mr.id, created_at: nowIso() };
+          const ins = await trx.insertInto('merge_request_blocks').values(row).returning('id').executeTakeFirstOrThrow();
+          return Object.assign({}, row, { id: ins.id });
+        }),
+      () => conflict('Block already exists'),
+    );
     const [out] = await presentBlocks(c, [block], p.info.project.id, false);
     return out;
   });

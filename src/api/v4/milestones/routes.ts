@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../../http/route.js';
 import { route } from '../../../http/route.js';
-import { conflict, forbidden, notFound, notGiven, paramError } from '../../../http/errors.js';
+import { conflict, forbidden, notFound, notGiven, paramError, validationError } from '../../../http/errors.js';
 import { resolveId } from '../../../http/ids.js';
 import { paginateOffset } from '../../../http/pagination.js';
 import { nowIso } from '../../../db/database.js';
@@ -137,6 +137,12 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const ev = c.params.enum('state_event', ['close', 'activate'] as const);
     if (ev) set.state = ev === 'close' ? 'closed' : 'active';
     await c.app.database.transaction(async (trx) => {
+      // GitLab's milestone validation: a title is unique within its project or group.
+      if (set.title !== undefined && set.title !== m.title) {
+        const col = o.kind === 'project' ? 'project_id' : 'group_id';
+        const dup = await trx.selectFrom('milestones').select('id').where(col, '=', o.id).where('title', '=', set.title).where('id', '!=', m.id).executeTakeFirst();
+        if (dup) throw validationError({ title: ['has already been taken'] });
+      }
       await trx.updateTable('milestones').set(set).where('id', '=', m.id).execute();
       // close_milestone / reopen_milestone, when the state changed.
       if (o.kind === 'project' && set.state && set.state !== m.state) {
