@@ -111,6 +111,20 @@ describe('the same request ten times at once', () => {
     expect((await s.request('GET', `/projects/${pid}/merge_requests/${blocked.iid}/blocks`)).body).toHaveLength(1);
   });
 
+  it('creating a label or a milestone of one title: one 201, the others 409, one row and a new iid', async () => {
+    for (const owner of [`/projects/${pid}`, `/groups/${gid}`]) {
+      const labels = await at(10, () => s.request('POST', `${owner}/labels`, { json: { name: 'same', color: '#000000' } }));
+      expect(labels.map((r) => r.status).sort(), owner).toEqual([201, ...Array(9).fill(409)]);
+      const listed = (await s.request('GET', `${owner}/labels?per_page=100`)).body.filter((l: { name: string }) => l.name === 'same');
+      expect(listed, owner).toHaveLength(1);
+      const ms = await at(10, () => s.request('POST', `${owner}/milestones`, { json: { title: 'same' } }));
+      expect(ms.map((r) => r.status).sort(), owner).toEqual([201, ...Array(9).fill(409)]);
+      const all = (await s.request('GET', `${owner}/milestones?per_page=100`)).body as Array<{ title: string; iid: number }>;
+      expect(all.filter((m) => m.title === 'same'), owner).toHaveLength(1);
+      expect(new Set(all.map((m) => m.iid)).size, owner).toBe(all.length);
+    }
+  });
+
   it('setting a group custom attribute: all 200, one attribute', async () => {
     const rs = await at(10, () => s.request('PUT', `/groups/${gid}/custom_attributes/k1`, { json: { value: 'v' } }));
     expect(rs.map((r) => r.status)).toEqual(Array(10).fill(200));

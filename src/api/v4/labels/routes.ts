@@ -14,6 +14,7 @@ import { pathId } from '../../../services/merge-requests/rows.js';
 import { textColor } from '../entities/merge-request.js';
 import { renderMarkdown } from '../../../services/merge-requests/markdown.js';
 import { containsCi } from '../../../db/sql-helpers.js';
+import { lockOwnerRow } from '../../../services/owner-lock.js';
 
 /** Whose labels: a project or a group, the caller's access, and the groups above it whose labels it sees (itself included for a group). */
 type Owner = { kind: 'project'; id: number; access: number; ancestors: number[] } | { kind: 'group'; id: number; access: number; ancestors: number[] };
@@ -124,6 +125,8 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
       updated_at: now,
     };
     const id = await c.app.database.transaction(async (trx) => {
+      // The owner's row is locked first, so that two creations of one title cannot both pass the check (PostgreSQL).
+      await lockOwnerRow(c.app, trx, owner.kind === 'project' ? 'projects' : 'namespaces', owner.id);
       const col = owner.kind === 'project' ? 'project_id' : 'group_id';
       const dup = await trx.selectFrom('labels').select('id').where(col, '=', owner.id).where('title', '=', name).executeTakeFirst();
       if (dup) throw conflict('Label already exists');
@@ -150,6 +153,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     await c.app.database.transaction(async (trx) => {
       // GitLab's label validation: a title is unique within its project or group.
       if (set.title !== undefined && set.title !== label.title) {
+        await lockOwnerRow(c.app, trx, owner.kind === 'project' ? 'projects' : 'namespaces', owner.id);
         const col = owner.kind === 'project' ? 'project_id' : 'group_id';
         const dup = await trx.selectFrom('labels').select('id').where(col, '=', owner.id).where('title', '=', set.title).where('id', '!=', label.id).executeTakeFirst();
         if (dup) throw validationError({ title: ['has already been taken'] });

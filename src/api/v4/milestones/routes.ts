@@ -17,6 +17,7 @@ import { canReadIssues } from '../../../services/issues/access.js';
 import { canReadMrs } from '../merge-requests/context.js';
 import { buildIssueQuery, orderIssues } from '../../../services/issues/list.js';
 import { loadIssueBundle, type IssueRow } from '../../../services/issues/rows.js';
+import { lockOwnerRow } from '../../../services/owner-lock.js';
 
 interface Owner {
   kind: 'project' | 'group';
@@ -99,6 +100,8 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     const title = c.params.string('title', { allowBlank: false, max: 255 })!;
     const now = nowIso();
     const row = await c.app.database.transaction(async (trx) => {
+      // The owner's row is locked first: two creations cannot both pass the title check or take one iid (PostgreSQL).
+      await lockOwnerRow(c.app, trx, o.kind === 'project' ? 'projects' : 'namespaces', o.id);
       const col = o.kind === 'project' ? 'project_id' : 'group_id';
       const dup = await trx.selectFrom('milestones').select('id').where(col, '=', o.id).where('title', '=', title).executeTakeFirst();
       if (dup) throw conflict('Milestone already exists');
@@ -139,6 +142,7 @@ function register(app: FastifyInstance, prefix: string, ownerOf: (c: Ctx) => Pro
     await c.app.database.transaction(async (trx) => {
       // GitLab's milestone validation: a title is unique within its project or group.
       if (set.title !== undefined && set.title !== m.title) {
+        await lockOwnerRow(c.app, trx, o.kind === 'project' ? 'projects' : 'namespaces', o.id);
         const col = o.kind === 'project' ? 'project_id' : 'group_id';
         const dup = await trx.selectFrom('milestones').select('id').where(col, '=', o.id).where('title', '=', set.title).where('id', '!=', m.id).executeTakeFirst();
         if (dup) throw validationError({ title: ['has already been taken'] });
