@@ -289,22 +289,26 @@ export async function resolveTodosForTarget(app: AppContext, target: { type: str
 
 /** TodoService#mark_todo: a `marked` to-do of the user on the target; null when one is pending already (304). */
 export async function markTodo(app: AppContext, info: ProjectInfo, target: TodoTarget, user: UserRow): Promise<TodoRow | null> {
-  const pending = await app.db
-    .selectFrom('todos')
-    .select('id')
-    .where('target_id', '=', target.id)
-    .where('target_type', '=', target.type)
-    .where('user_id', '=', user.id)
-    .where('action', '=', TodoAction.MARKED)
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
-  if (pending) return null;
-  const now = nowIso();
-  return app.db
-    .insertInto('todos')
-    .values({ user_id: user.id, project_id: info.project.id, group_id: null, body: null, target_type: target.type, target_id: target.id, author_id: user.id, action: TodoAction.MARKED, note_id: null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return app.database.transaction(async (trx) => {
+    // The user's row is locked first, so that two marks at once cannot both find none pending (PostgreSQL).
+    await app.database.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).executeTakeFirst();
+    const pending = await trx
+      .selectFrom('todos')
+      .select('id')
+      .where('target_id', '=', target.id)
+      .where('target_type', '=', target.type)
+      .where('user_id', '=', user.id)
+      .where('action', '=', TodoAction.MARKED)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    if (pending) return null;
+    const now = nowIso();
+    return trx
+      .insertInto('todos')
+      .values({ user_id: user.id, project_id: info.project.id, group_id: null, body: null, target_type: target.type, target_id: target.id, author_id: user.id, action: TodoAction.MARKED, note_id: null, state: 'pending', resolved_by_action: null, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
 }
 
 // --- to-dos of a group or a project itself ---

@@ -125,6 +125,15 @@ describe('the same request ten times at once', () => {
     }
   });
 
+  it('marking a merge request as a to-do: one 201, the others 304, one pending to-do', async () => {
+    await commit(s, pid, 't1', { 't1.txt': '1' }, { from: 'main' });
+    const mr = await openMr(s, pid, 't1');
+    const rs = await at(10, () => s.request('POST', `/projects/${pid}/merge_requests/${mr.iid}/todo`));
+    expect(rs.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(304)]);
+    const todos = (await s.request('GET', '/todos?type=MergeRequest&action=marked')).body as Array<{ target: { iid: number } }>;
+    expect(todos.filter((t) => t.target.iid === mr.iid)).toHaveLength(1);
+  });
+
   it('setting a group custom attribute: all 200, one attribute', async () => {
     const rs = await at(10, () => s.request('PUT', `/groups/${gid}/custom_attributes/k1`, { json: { value: 'v' } }));
     expect(rs.map((r) => r.status)).toEqual(Array(10).fill(200));
