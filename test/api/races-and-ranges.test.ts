@@ -134,6 +134,17 @@ describe('the same request ten times at once', () => {
     expect(todos.filter((t) => t.target.iid === mr.iid)).toHaveLength(1);
   });
 
+  it('approving a merge request: one 201, the others 401, one approval and one approved event', async () => {
+    await commit(s, pid, 'a1', { 'a1.txt': '1' }, { from: 'main' });
+    const mr = await openMr(s, pid, 'a1');
+    const rs = await at(10, () => s.request('POST', `/projects/${pid}/merge_requests/${mr.iid}/approve`));
+    expect(rs.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(401)]);
+    const approvals = (await s.request('GET', `/projects/${pid}/merge_requests/${mr.iid}/approvals`)).body;
+    expect(approvals.approved_by).toHaveLength(1);
+    const events = (await s.request('GET', `/projects/${pid}/events?action=approved&target_type=merge_request`)).body as Array<{ target_iid: number }>;
+    expect(events.filter((e) => e.target_iid === mr.iid)).toHaveLength(1);
+  });
+
   it('setting a group custom attribute: all 200, one attribute', async () => {
     const rs = await at(10, () => s.request('PUT', `/groups/${gid}/custom_attributes/k1`, { json: { value: 'v' } }));
     expect(rs.map((r) => r.status)).toEqual(Array(10).fill(200));

@@ -103,9 +103,15 @@ export function registerMergeRequestExtraRoutes(app: FastifyInstance): void {
     const sha = c.params.string('sha');
     if (p.access < AccessLevel.DEVELOPER || p.mr.state !== 'opened') throw unauthorized();
     if (sha && sha !== p.mr.head_sha) throw apiError(409, `SHA does not match HEAD of source branch: ${p.mr.head_sha}`);
-    const exists = await c.app.db.selectFrom('merge_request_approvals').select('id').where('merge_request_id', '=', p.mr.id).where('user_id', '=', user.id).executeTakeFirst();
-    if (exists) throw unauthorized();
-    await c.app.db.insertInto('merge_request_approvals').values({ merge_request_id: p.mr.id, user_id: user.id, created_at: nowIso() }).onConflict((oc) => oc.doNothing()).execute();
+    // The unique index decides: of simultaneous approvals by one user, one inserts and the rest
+    // are refused as a second approval is (a prior check would let them all through on PostgreSQL).
+    const added = await c.app.db
+      .insertInto('merge_request_approvals')
+      .values({ merge_request_id: p.mr.id, user_id: user.id, created_at: nowIso() })
+      .onConflict((oc) => oc.columns(['merge_request_id', 'user_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!added) throw unauthorized();
     // One approval makes a merge request approved (no approval rules on this tier): GitLab's free
     // edition sends `approved` for each approval and `unapproved` for each removal.
     await emitEvent(c.app, { kind: 'merge_request', projectId: p.mr.project_id, mr: p.mr, userId: user.id, action: 'approved' });
