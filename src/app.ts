@@ -106,6 +106,19 @@ function errorHandler(this: FastifyInstance, err: unknown, req: FastifyRequest, 
   return sendApiError(new ApiError(status, { error: status === 400 ? `400 Bad request - ${detail}`.slice(0, 500) : detail }), reply);
 }
 
+// A Buffer, so that Fastify leaves the content type as set (it adds a charset to a JSON string).
+const BAD_URL_BODY = Buffer.from(JSON.stringify({ message: '400 Bad request - the path is not valid URL encoding' }));
+
+function badUrl(err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) {
+  if (err.code !== 'FST_ERR_BAD_URL') return reply.send(err);
+  if (!isApiPath(req.url)) return reply.code(400).type('text/plain; charset=utf-8').send('Bad Request\n');
+  // No route matched, so the onSend hooks in buildApp do not run: their headers are set here.
+  return reply
+    .code(400)
+    .headers({ 'content-type': 'application/json', 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'max-age=0, private, must-revalidate' })
+    .send(BAD_URL_BODY);
+}
+
 /** Fastify's compilers for route schemas, which Labwright does not declare (see buildApp). */
 function noRouteSchemas(): never {
   throw new Error('Labwright routes declare no Fastify schema: validate in the handler, present with api/v4/schemas');
@@ -149,6 +162,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       return req.url ? (rewriteWebAddress(req.url) ?? req.url) : '/';
     },
     exposeHeadRoutes: false,
+    // A path whose percent-encoding does not decode (`%FF`, `%zz`) fails in the router, before any
+    // hook: answer it as the null-byte check does rather than with Fastify's own body.
+    frameworkErrors: badUrl,
     // Long URL-encoded ids must reach the router; the 414 check below bounds the query string.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: false, querystringParser: (s: string) => parseNested(s) },
     serverFactory: (handler: Parameters<typeof createServer>[1]) => createServer({ maxHeaderSize: 256 * 1024 }, handler),

@@ -324,6 +324,19 @@ describe('robustness: bad input never gives a 500', () => {
     expect((await s.request('GET', '/users?username=nul')).body).toEqual([]);
   });
 
+  it('a path that is not valid URL encoding answers a GitLab-shaped 400', async () => {
+    for (const path of ['/users/%FF', '/projects/1/merge_requests/%FF', '/projects/%zz', '/groups/a%E0%A4']) {
+      const r = await s.request('GET', path);
+      expect(r.status, path).toBe(400);
+      expect(r.headers.get('content-type'), path).toBe('application/json');
+      expect(r.body, path).toEqual({ message: '400 Bad request - the path is not valid URL encoding' });
+    }
+    // A web address (a project page, git over HTTP) gets GitLab's plain-text answer.
+    const page = await s.request('GET', `${s.url}/root/%FF`, { token: null });
+    expect(page.status).toBe(400);
+    expect(page.text).toBe('Bad Request\n');
+  });
+
   it('a malformed multipart body answers 400', async () => {
     for (const [type, body] of [
       ['multipart/form-data; boundary=xx', 'garbage'],
