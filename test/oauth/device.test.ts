@@ -152,6 +152,25 @@ describe('E25 deny, approve, re-poll', () => {
     expect(again.body.error).toBe('invalid_grant');
     expect(await countRows(s, 'oauth_access_tokens')).toBe(before + 1);
   });
+  it('ten polls at once after approval: one token pair, the others invalid_grant', async () => {
+    const d = await authorizeDevice();
+    expect((await decide(alice, d.user_code, 'approve')).text).toContain('Device connected');
+    const before = await countRows(s, 'oauth_access_tokens');
+    const rs = await Promise.all(Array.from({ length: 10 }, () => poll(d.device_code)));
+    expect(rs.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(400)]);
+    expect(rs.filter((r) => r.status === 400).map((r) => r.body.error)).toEqual(Array(9).fill('invalid_grant'));
+    expect(await countRows(s, 'oauth_access_tokens')).toBe(before + 1);
+  });
+  it('approve and deny at once: one decision holds, the other answers 422', async () => {
+    const d = await authorizeDevice();
+    const [a, b] = await Promise.all([enterCode(alice, d.user_code), enterCode(alice, d.user_code)]);
+    const send = (page: typeof a, decision: string) => alice.post('/oauth/device/confirm', { authenticity_token: csrfFrom(page.text), user_code: d.user_code, decision });
+    const [ra, rb] = await Promise.all([send(a, 'approve'), send(b, 'deny')]);
+    expect([ra.status, rb.status].sort()).toEqual([200, 422]);
+    const t = await poll(d.device_code);
+    if (ra.status === 200) expect(t.status).toBe(200);
+    else expect(t.body.error).toBe('access_denied');
+  });
 });
 
 describe('E26 expiry', () => {
