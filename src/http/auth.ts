@@ -6,7 +6,7 @@ import { rawSql, type RawSql } from '../db/database.js';
 import { deepFreeze, EpochCache } from '../db/epoch-cache.js';
 import { findUserById, findUserByUsername, type UserRow } from '../db/repositories/users.js';
 import { todayUtc } from '../services/personal-access-tokens.js';
-import { tokenDigest } from '../services/secrets.js';
+import { memoryKey, tokenDigest } from '../services/secrets.js';
 import { ApiError, apiError, badRequest, forbidden, notFound, paramError, unauthorized } from './errors.js';
 import { MAX_DB_INT, type Params } from './params.js';
 
@@ -194,8 +194,8 @@ async function oauthToken(ctx: AppContext, digest: string): Promise<Resolved | n
 }
 
 /**
- * Resolved tokens by database, `authChanges()` stamp and token digest. An entry is used only while
- * the stamp and the write epoch are what they were before its rows were read: no process has
+ * Resolved tokens by database, `authChanges()` stamp and the token's memoryKey. An entry is used
+ * only while the stamp and the write epoch are what they were before its rows were read: no process has
  * changed a user or an access token since (a revoked token, a blocked user or a changed scope is
  * seen by the next request, in every process; on PostgreSQL once the notice arrives, milliseconds).
  * The stamp is part of the key, so entries of an older one are never found again (and go when the
@@ -210,17 +210,17 @@ export async function resolveToken(
   value: string,
   kind: 'private' | 'bearer',
 ): Promise<{ token: AuthToken; user: UserRow } | null> {
-  const digest = tokenDigest(ctx.config.secret, value);
   const database = ctx.database;
   // Both stamps before the reads they vouch for: a change during the reads makes the entry stale.
   const changes = database.authChanges();
   const mark = EpochCache.mark(database);
-  const key = `${changes}:${kind === 'bearer' ? 'b' : 'p'}${digest}`;
+  const key = `${changes}:${kind === 'bearer' ? 'b' : 'p'}${memoryKey(value)}`;
   let resolved = changes === null ? undefined : resolvedTokens.get(database, key);
   if (resolved) {
     if (resolved.kind === 'personal') checkPersonal(resolved.row);
     else checkOauth(resolved.row);
   } else {
+    const digest = tokenDigest(ctx.config.secret, value);
     const read = (kind === 'bearer' ? await oauthToken(ctx, digest) : null) ?? (await personalToken(ctx, digest));
     if (!read) return null;
     resolved = read;
