@@ -113,10 +113,15 @@ function badUrl(err: Error & { code?: string }, req: FastifyRequest, reply: Fast
   if (err.code !== 'FST_ERR_BAD_URL') return reply.send(err);
   if (!isApiPath(req.url)) return reply.code(400).type('text/plain; charset=utf-8').send('Bad Request\n');
   // No route matched, so the onSend hooks in buildApp do not run: their headers are set here.
-  return reply
-    .code(400)
-    .headers({ 'content-type': 'application/json', 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'max-age=0, private, must-revalidate' })
-    .send(BAD_URL_BODY);
+  setApiHeaders(reply);
+  return reply.code(400).type('application/json').send(BAD_URL_BODY);
+}
+
+/** The headers GitLab's API sends with every response. */
+function setApiHeaders(reply: FastifyReply): void {
+  reply.header('X-Frame-Options', 'SAMEORIGIN');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Cache-Control', reply.getHeader('cache-control') ?? 'max-age=0, private, must-revalidate');
 }
 
 /** Fastify's compilers for route schemas, which Labwright does not declare (see buildApp). */
@@ -253,11 +258,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     if (typeof type === 'string' && type.startsWith('application/json') && type !== 'application/json') {
       reply.header('content-type', 'application/json');
     }
-    if (isApiPath(req.url)) {
-      reply.header('X-Frame-Options', 'SAMEORIGIN');
-      reply.header('X-Content-Type-Options', 'nosniff');
-      reply.header('Cache-Control', reply.getHeader('cache-control') ?? 'max-age=0, private, must-revalidate');
-    }
+    if (isApiPath(req.url)) setApiHeaders(reply);
     // Nothing but a response from the store as it is may tell of a write the store does not show
     // yet: the others wait for the refresh round (http/response-cache.ts, covered).
     const wait = responses && !req.lwFromStore && !HEALTH_PATHS.has(req.url) ? responses.covered() : null;

@@ -162,14 +162,19 @@ describe('timestamps', () => {
   });
 });
 
+/** GETs each path and expects that status, exactly `application/json`, and that body. */
+async function expectJsonAnswers(paths: string[], status: number, body: unknown): Promise<void> {
+  for (const path of paths) {
+    const r = await s.request('GET', path);
+    expect(r.status, path).toBe(status);
+    expect(r.headers.get('content-type'), path).toBe('application/json');
+    expect(r.body, path).toEqual(body);
+  }
+}
+
 describe('routing and status codes', () => {
   it('unknown routes give {"error":"404 Not Found"} with application/json', async () => {
-    for (const path of ['/api/v4/nothing-here', '/api/v4/users/1/nothing', '/api/v4/', '/api/v4']) {
-      const r = await s.request('GET', path);
-      expect(r.status, path).toBe(404);
-      expect(r.headers.get('content-type'), path).toBe('application/json');
-      expect(r.body, path).toEqual({ error: '404 Not Found' });
-    }
+    await expectJsonAnswers(['/api/v4/nothing-here', '/api/v4/users/1/nothing', '/api/v4/', '/api/v4'], 404, { error: '404 Not Found' });
     const post = await s.request('POST', '/nothing-here', { json: {} });
     expect(post.status).toBe(404);
     expect(post.body).toEqual({ error: '404 Not Found' });
@@ -325,12 +330,11 @@ describe('robustness: bad input never gives a 500', () => {
   });
 
   it('a path that is not valid URL encoding answers a GitLab-shaped 400', async () => {
-    for (const path of ['/users/%FF', '/projects/1/merge_requests/%FF', '/projects/%zz', '/groups/a%E0%A4']) {
-      const r = await s.request('GET', path);
-      expect(r.status, path).toBe(400);
-      expect(r.headers.get('content-type'), path).toBe('application/json');
-      expect(r.body, path).toEqual({ message: '400 Bad request - the path is not valid URL encoding' });
-    }
+    await expectJsonAnswers(['/users/%FF', '/projects/1/merge_requests/%FF', '/projects/%zz', '/groups/a%E0%A4'], 400, {
+      message: '400 Bad request - the path is not valid URL encoding',
+    });
+    const headers = (await s.request('GET', '/users/%FF')).headers;
+    expect([headers.get('x-frame-options'), headers.get('x-content-type-options'), headers.get('cache-control')]).toEqual(['SAMEORIGIN', 'nosniff', 'max-age=0, private, must-revalidate']);
     // A web address (a project page, git over HTTP) gets GitLab's plain-text answer.
     const page = await s.request('GET', `${s.url}/root/%FF`, { token: null });
     expect(page.status).toBe(400);
